@@ -1,0 +1,42 @@
+/* sledtrace.h: the contract between the BPF programs (bpf/) and the
+ * collector (user/).  It holds only what both sides must agree on: the
+ * event record pushed through the ring buffer and the encoding of the
+ * per-probe cookie.  Nothing else belongs here. */
+#ifndef SLEDTRACE_H
+#define SLEDTRACE_H
+
+/* What fired.  ENTRY/EXIT/TAIL are XRay sled kinds probed with uprobes;
+ * RET is a uretprobe return (stack pointer is one slot above the entry's). */
+#define SLED_KIND_ENTRY 0
+#define SLED_KIND_EXIT 1
+#define SLED_KIND_TAIL 2
+#define SLED_KIND_RET 3
+
+/* Cookie: [63..56] kind, [55..32] object index, [31..0] function id.
+ * Function ids are the XRay ids (1-based) of the object. */
+#define SLED_COOKIE(kind, obj, fn) \
+	(((__u64)(kind) << 56) | (((__u64)(obj) & 0xffffff) << 32) | (__u64)(__u32)(fn))
+#define SLED_COOKIE_KIND(c) ((unsigned)((c) >> 56))
+#define SLED_COOKIE_OBJ(c) ((unsigned)(((c) >> 32) & 0xffffff))
+#define SLED_COOKIE_FN(c) ((unsigned)((c) & 0xffffffffu))
+#define SLED_MAX_OBJECTS 0xffffff
+
+/* One event: 32 bytes.  sp is the user stack pointer when the probe hit;
+ * at ENTRY/EXIT/TAIL it addresses the frame's return-address slot, at RET
+ * it is that slot + 8.  The collector matches exits to entries by it, so
+ * frames whose exit never comes (longjmp, exceptions, uretprobe depth cap)
+ * are closed exactly when a later event proves they are gone. */
+struct sled_event {
+	__u64 ts;     /* bpf_ktime_get_boot_ns() */
+	__u32 tgid;
+	__u32 tid;
+	__u64 cookie; /* SLED_COOKIE() set at attach time */
+	__u64 sp;
+};
+
+/* Indexes of the per-CPU counters in the `counters` map. */
+#define SLED_CTR_DROPS 0        /* bpf_ringbuf_reserve failed */
+#define SLED_CTR_UNWIND_FIXES 1 /* hijacked returns restored before an unwind */
+#define SLED_CTR_MAX 2
+
+#endif

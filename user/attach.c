@@ -1,0 +1,1 @@
+/* attach.c: placeholder until this module lands. */

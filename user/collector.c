@@ -1,0 +1,1 @@
+/* collector.c: placeholder until this module lands. */

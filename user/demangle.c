@@ -1,0 +1,1 @@
+/* demangle.c: placeholder until this module lands. */

@@ -1,0 +1,1 @@
+/* elf_object.c: placeholder until this module lands. */

@@ -1,0 +1,1 @@
+/* filter.c: placeholder until this module lands. */

@@ -1,0 +1,1 @@
+/* frames.c: placeholder until this module lands. */

@@ -1,0 +1,112 @@
+/* frames.h: the one streamed frame model every producer and consumer of a
+ * trace shares.  Producers (the live collector, the Perfetto reader) turn
+ * their input into enter/leave calls on a frame_builder; the builder keeps
+ * one shadow stack per thread and hands complete frames to a frame_sink
+ * (a writer, a converter, a report).  Nothing here holds a whole trace:
+ * memory is the open stacks plus whatever a sink chooses to aggregate.
+ *
+ * Order of sink calls: function() before the first frame that names it,
+ * thread() before the first frame of that thread, then enter()/leave()
+ * balanced per thread (every enter gets exactly one leave, unfinished
+ * frames are closed by frame_builder__finish), elided() for calls a writer
+ * could not represent, stats() once, finish() once. */
+#ifndef SLEDTRACE_FRAMES_H
+#define SLEDTRACE_FRAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct trace_function {
+	uint32_t id;      /* dense, 1-based, unique within one trace */
+	const char *name; /* display name (demangled unless asked otherwise) */
+	const char *file; /* source file or NULL */
+	uint32_t line;    /* 0 when unknown */
+};
+
+struct trace_thread {
+	uint32_t pid;
+	uint32_t tid;
+	const char *name;         /* thread name (comm) */
+	const char *process_name; /* comm of the process */
+	const char *cmdline;      /* may be NULL */
+};
+
+/* How a frame ended.  Only RETURNED and TAIL are measured exits; the rest
+ * carry the time of the event that proved the frame was gone. */
+enum frame_end {
+	FRAME_RETURNED = 0, /* exit sled or uretprobe */
+	FRAME_TAIL = 1,     /* tail-call sled: a sibling replaced it */
+	FRAME_INFERRED = 2, /* exit never seen; a later event proved it gone */
+	FRAME_UNFINISHED = 3, /* still open when its thread or the trace ended */
+};
+
+struct frame {
+	uint32_t fid;
+	uint64_t begin_ns;
+	uint64_t sp; /* return-address slot at entry; 0 when unknown */
+};
+
+/* Everything counted instead of recorded.  Every drop has a field here,
+ * is written into the trace and read back by the reader. */
+struct trace_stats {
+	uint64_t events;          /* events consumed from the ring buffer */
+	uint64_t ringbuf_drops;   /* events the kernel could not queue */
+	uint64_t unmatched_exits; /* exits with no open frame */
+	uint64_t inferred_exits;  /* frames closed by FRAME_INFERRED */
+	uint64_t unfinished;      /* frames closed by FRAME_UNFINISHED */
+	uint64_t depth_capped;    /* calls deeper than the writer's cap */
+	uint64_t max_depth_dropped; /* calls deeper than --max-depth */
+	uint64_t short_dropped;   /* calls shorter than --min-duration */
+	uint64_t unwind_fixes;    /* hijacked returns restored for an unwinder */
+	uint64_t ignored_sleds;   /* sled kinds sledtrace does not probe */
+};
+
+struct frame_sink_ops {
+	int (*function)(void *ctx, const struct trace_function *fn);
+	int (*thread)(void *ctx, const struct trace_thread *th);
+	/* stack[depth - 1] has just begun. */
+	int (*enter)(void *ctx, const struct trace_thread *th,
+		     const struct frame *stack, uint32_t depth);
+	/* stack[depth - 1] ends at end_ns; the rest of stack is its callers. */
+	int (*leave)(void *ctx, const struct trace_thread *th,
+		     const struct frame *stack, uint32_t depth, uint64_t end_ns,
+		     enum frame_end how);
+	/* Calls of fid on th that a writer dropped (e.g. beyond its depth cap):
+	 * still counted, so call counts stay exact.  Optional. */
+	int (*elided)(void *ctx, const struct trace_thread *th, uint32_t fid,
+		      uint64_t calls, uint64_t total_ns);
+	int (*stats)(void *ctx, const struct trace_stats *st);
+	int (*finish)(void *ctx);
+};
+
+struct frame_sink {
+	const struct frame_sink_ops *ops;
+	void *ctx;
+};
+
+struct frame_builder;
+struct fb_thread;
+
+struct frame_builder *frame_builder__new(const struct frame_sink *sink);
+void frame_builder__free(struct frame_builder *fb);
+int frame_builder__function(struct frame_builder *fb, const struct trace_function *fn);
+/* Finds the thread by tid, creating it (and calling sink->thread) on first
+ * sight.  Names are copied. */
+int frame_builder__thread(struct frame_builder *fb, uint32_t pid, uint32_t tid,
+			  const char *name, const char *process_name,
+			  const char *cmdline, struct fb_thread **out);
+struct fb_thread *frame_builder__find(struct frame_builder *fb, uint32_t tid);
+int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t,
+			 uint32_t fid, uint64_t ts, uint64_t sp);
+int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t,
+			 uint64_t ts, enum frame_end how);
+uint32_t frame_builder__depth(const struct fb_thread *t);
+const struct frame *frame_builder__top(const struct fb_thread *t); /* NULL if empty */
+/* Calls thread-level counters through to the sink. */
+int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t,
+			  uint32_t fid, uint64_t calls, uint64_t total_ns);
+/* Closes every open frame as FRAME_UNFINISHED at its thread's last
+ * timestamp, then calls stats() and finish(). */
+int frame_builder__finish(struct frame_builder *fb, struct trace_stats *st);
+
+#endif

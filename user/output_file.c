@@ -1,0 +1,1 @@
+/* output_file.c: placeholder until this module lands. */

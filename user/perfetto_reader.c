@@ -1,0 +1,1 @@
+/* perfetto_reader.c: placeholder until this module lands. */

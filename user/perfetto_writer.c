@@ -1,0 +1,1 @@
+/* perfetto_writer.c: placeholder until this module lands. */

@@ -1,0 +1,1 @@
+/* progress.c: placeholder until this module lands. */

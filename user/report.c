@@ -1,0 +1,1 @@
+/* report.c: placeholder until this module lands. */

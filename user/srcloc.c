@@ -1,0 +1,1 @@
+/* srcloc.c: placeholder until this module lands. */

@@ -1,0 +1,1 @@
+/* symbols.c: placeholder until this module lands. */

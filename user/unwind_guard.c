@@ -1,0 +1,1 @@
+/* unwind_guard.c: placeholder until this module lands. */

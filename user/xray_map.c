@@ -1,0 +1,1 @@
+/* xray_map.c: placeholder until this module lands. */
