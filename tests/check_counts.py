@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""check_counts.py: end-to-end exactness check of `sledtrace record`.
+
+Runs a fixture untraced, then under `sledtrace record`, and checks that
+  1. the traced run behaves like the untraced one: same exit status (the
+     expected one) and the same stdout, COUNT tids aside;
+  2. `sledtrace report --by-thread --format=tsv` of the trace gives, for
+     every `COUNT <tid> <function> <n>` line the fixture printed, exactly n
+     calls for (tid, function), and no calls of any function on any thread
+     the fixture did not report.
+
+With --expect-signal the traced target is expected to die by that signal
+(the uretprobe + C++ exception hazard); then the trace must still be
+readable and hold no more calls per function than a full untraced run.
+
+Usage: check_counts.py --sledtrace PATH [--exit MODE] [--attach MODE]
+         [--expect-status N | --expect-signal NAME] -- FIXTURE [ARGS...]
+Python 3 standard library only.
+"""
+
+import argparse
+import collections
+import difflib
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+REPORT_HEADER = "tid\tfunction\tcalls\ttotal_ns\tself_ns"
+COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def status_of(returncode):
+    """A shell-style exit status: a death by signal N becomes 128 + N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def run(argv, timeout, what):
+    """Run argv in its own session (so a timeout kills the whole tree)."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise CheckFailed("%s timed out after %ss: %s\n--- stderr ---\n%s"
+                          % (what, timeout, " ".join(argv), err.decode(errors="replace")))
+    return status_of(proc.returncode), out.decode(errors="replace"), err.decode(errors="replace")
+
+
+def parse_counts(stdout, what):
+    """COUNT lines -> ({(tid, function): n}, [lines with tids renumbered])."""
+    counts = {}
+    normalized = []
+    tids = {}
+    for line in stdout.splitlines():
+        if line.startswith("COUNT"):
+            m = COUNT_RE.match(line)
+            if not m:
+                raise CheckFailed("%s printed a malformed COUNT line: %r" % (what, line))
+            tid, func, n = int(m.group(1)), m.group(2), int(m.group(3))
+            if (tid, func) in counts:
+                raise CheckFailed("%s printed (%d, %s) twice" % (what, tid, func))
+            counts[(tid, func)] = n
+            tids.setdefault(tid, "T%d" % len(tids))
+            line = "COUNT %s %s %d" % (tids[tid], func, n)
+        normalized.append(line)
+    return counts, normalized
+
+
+def base_name(func):
+    """`name(int, char*)` (a demangled C++ name) -> `name`; others unchanged."""
+    i = func.find("(")
+    return func[:i] if i > 0 else func
+
+
+def parse_report(text):
+    """The TSV report -> {(tid, function): (calls, total_ns, self_ns)}."""
+    lines = text.splitlines()
+    if not lines or lines[0] != REPORT_HEADER:
+        raise CheckFailed("report header is %r, expected %r"
+                          % (lines[0] if lines else "<empty output>", REPORT_HEADER))
+    rows = {}
+    for num, line in enumerate(lines[1:], start=2):
+        fields = line.split("\t")
+        if len(fields) != 5:
+            raise CheckFailed("report line %d has %d fields, expected 5: %r"
+                              % (num, len(fields), line))
+        try:
+            tid, calls, total, self_ns = (int(fields[0]), int(fields[2]),
+                                          int(fields[3]), int(fields[4]))
+        except ValueError:
+            raise CheckFailed("report line %d is not numeric where it should be: %r"
+                              % (num, line))
+        func = base_name(fields[1])
+        if calls < 0 or total < 0 or self_ns < 0 or self_ns > total:
+            raise CheckFailed("report line %d is inconsistent (negative, or self > total): %r"
+                              % (num, line))
+        if (tid, func) in rows:
+            raise CheckFailed("report lists (%d, %s) twice" % (tid, func))
+        rows[(tid, func)] = (calls, total, self_ns)
+    return rows
+
+
+def get_report(sledtrace, trace, timeout):
+    argv = [sledtrace, "report", "--by-thread", "--format=tsv", trace]
+    status, out, err = run(argv, timeout, "sledtrace report")
+    if status != 0:
+        raise CheckFailed("`%s` exited %d\n--- stderr ---\n%s" % (" ".join(argv), status, err))
+    return parse_report(out), out
+
+
+def compare_counts(expected, rows):
+    """Exact comparison; returns a list of human-readable problems."""
+    problems = []
+    for (tid, func), n in sorted(expected.items()):
+        got = rows.get((tid, func), (0, 0, 0))[0]
+        if got != n:
+            problems.append("  tid %-8d %-24s fixture %-10d trace %d" % (tid, func, n, got))
+    for (tid, func), (calls, _, _) in sorted(rows.items()):
+        if (tid, func) not in expected and calls != 0:
+            problems.append("  tid %-8d %-24s fixture %-10s trace %d   (not called per fixture)"
+                            % (tid, func, "-", calls))
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sledtrace", required=True)
+    ap.add_argument("--exit", dest="exit_mode", default=None, help="auto, sled or uretprobe")
+    ap.add_argument("--attach", default=None, help="auto, multi or perf")
+    ap.add_argument("--expect-status", type=int, default=0,
+                    help="exit status of the fixture, traced and untraced (default 0)")
+    ap.add_argument("--expect-signal", default=None,
+                    help="the traced fixture must die by this signal (e.g. SIGABRT)")
+    ap.add_argument("--timeout", type=float, default=600, help="per command, seconds")
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    args = ap.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)
+    cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not cmd:
+        ap.error("no fixture command given")
+    cmd[0] = os.path.abspath(cmd[0])
+
+    try:
+        check(args, cmd)
+    except CheckFailed as e:
+        print("FAIL: %s" % e, file=sys.stderr)
+        return 1
+    print("PASS")
+    return 0
+
+
+def check(args, cmd):
+    # The reference: the fixture on its own.
+    ref_status, ref_out, ref_err = run(cmd, args.timeout, "untraced fixture")
+    if ref_status != args.expect_status:
+        raise CheckFailed("untraced fixture exited %d, expected %d\n--- stderr ---\n%s"
+                          % (ref_status, args.expect_status, ref_err))
+    ref_counts, ref_norm = parse_counts(ref_out, "untraced fixture")
+    if not ref_counts:
+        raise CheckFailed("untraced fixture printed no COUNT lines")
+
+    with tempfile.TemporaryDirectory(prefix="sledtrace-check-") as tmp:
+        trace = os.path.join(tmp, "trace.pftrace")
+        argv = [args.sledtrace, "record", "--quiet", "-o", trace]
+        if args.exit_mode:
+            argv.append("--exit=" + args.exit_mode)
+        if args.attach:
+            argv.append("--attach=" + args.attach)
+        argv += ["--"] + cmd
+        print("running: " + " ".join(argv))
+        status, out, err = run(argv, args.timeout, "sledtrace record")
+        if err.strip():
+            print("--- sledtrace record stderr ---\n" + err.rstrip())
+
+        if args.expect_signal:
+            check_killed(args, trace, status, ref_counts)
+            return
+
+        if status != args.expect_status:
+            raise CheckFailed("traced fixture exited %d, expected %d (untraced: %d)"
+                              % (status, args.expect_status, ref_status))
+        counts, norm = parse_counts(out, "traced fixture")
+        if norm != ref_norm:
+            diff = "\n".join(difflib.unified_diff(ref_norm, norm, "untraced stdout",
+                                                  "traced stdout", lineterm=""))
+            raise CheckFailed("traced stdout differs from untraced stdout "
+                              "(COUNT tids renumbered T0, T1, ...):\n" + diff)
+        if not os.path.isfile(trace) or os.path.getsize(trace) == 0:
+            raise CheckFailed("sledtrace record left no trace (or an empty one) at " + trace)
+
+        rows, report = get_report(args.sledtrace, trace, args.timeout)
+        problems = compare_counts(counts, rows)
+        if problems:
+            raise CheckFailed("call counts differ between the fixture and the trace:\n"
+                              + "\n".join(problems) + "\n--- report ---\n" + report.rstrip())
+        print("%d (tid, function) counts match exactly" % len(counts))
+
+
+def check_killed(args, trace, status, ref_counts):
+    signum = getattr(signal, args.expect_signal.upper(), None)
+    if signum is None:
+        raise CheckFailed("unknown signal name %r" % args.expect_signal)
+    if status != 128 + signum:
+        raise CheckFailed("traced fixture exited %d, expected death by %s (status %d)"
+                          % (status, args.expect_signal, 128 + signum))
+    if not os.path.isfile(trace) or os.path.getsize(trace) == 0:
+        raise CheckFailed("no readable trace after the target died: %s missing or empty" % trace)
+    rows, report = get_report(args.sledtrace, trace, args.timeout)
+    full_run = collections.Counter()
+    for (_, func), n in ref_counts.items():
+        full_run[func] += n
+    seen = collections.Counter()
+    for (_, func), (calls, _, _) in rows.items():
+        seen[func] += calls
+    problems = ["  %-24s trace %d > full untraced run %d" % (f, seen[f], full_run[f])
+                for f in sorted(seen) if seen[f] > full_run[f]]
+    if not sum(seen.values()):
+        problems.append("  the trace holds no calls at all")
+    if problems:
+        raise CheckFailed("trace of the killed target is implausible:\n" + "\n".join(problems)
+                          + "\n--- report ---\n" + report.rstrip())
+    print("target died by %s as expected; trace readable with %d calls"
+          % (args.expect_signal, sum(seen.values())))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""check_errors.py: sledtrace's behaviour on bad input.
+
+For `record` and `list` given a missing file, a file that is not ELF, an
+ELF without XRay sleds and a command that is not on PATH, sledtrace must
+exit non-zero with exactly one line on stderr starting `sledtrace: `,
+print nothing on stdout (nothing was run, nothing listed) and leave no
+output file behind.  Every case runs in a fresh empty directory, which
+must still be empty (bar the inputs put there) afterwards.
+
+Usage: check_errors.py --sledtrace PATH --nosleds BIN --not-elf FILE [--case NAME]...
+With no --case, runs every case.  Python 3 standard library only.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+MISSING = "does-not-exist"
+NOT_FOUND = "sledtrace-test-no-such-command"
+
+
+def cases(nosleds):
+    """name -> (argv after `sledtrace`, as a function of the work dir)."""
+    rec = lambda *cmd: ["record", "--quiet", "-o", "out.pftrace", "--"] + list(cmd)
+    return {
+        "record-missing-file": lambda d: rec(os.path.join(d, MISSING)),
+        "record-not-elf": lambda d: rec(os.path.join(d, "not_elf")),
+        "record-no-sleds": lambda d: rec(nosleds),
+        "record-command-not-found": lambda d: rec(NOT_FOUND),
+        "list-missing-file": lambda d: ["list", os.path.join(d, MISSING)],
+        "list-not-elf": lambda d: ["list", os.path.join(d, "not_elf")],
+        "list-no-sleds": lambda d: ["list", nosleds],
+        "list-command-not-found": lambda d: ["list", NOT_FOUND],
+    }
+
+
+def run_case(sledtrace, not_elf, make_argv, timeout):
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="sledtrace-err-") as d:
+        # An executable text file: exec would fail with ENOEXEC.
+        shutil.copyfile(not_elf, os.path.join(d, "not_elf"))
+        os.chmod(os.path.join(d, "not_elf"), 0o755)
+        before = set(os.listdir(d))
+        argv = [sledtrace] + make_argv(d)
+        print("running: " + " ".join(argv))
+        try:
+            p = subprocess.run(argv, cwd=d, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return ["timed out after %ss" % timeout]
+        out = p.stdout.decode(errors="replace")
+        err = p.stderr.decode(errors="replace")
+        if p.returncode == 0:
+            problems.append("exit status 0, expected non-zero")
+        elif p.returncode < 0:
+            problems.append("killed by signal %d" % -p.returncode)
+        lines = err.splitlines()
+        if len(lines) != 1 or not err.endswith("\n"):
+            problems.append("stderr has %d lines, expected exactly one (newline-terminated)"
+                            % len(lines))
+        if not lines or not lines[0].startswith("sledtrace: "):
+            problems.append("stderr does not start with 'sledtrace: '")
+        if out:
+            problems.append("stdout is not empty")
+        left = sorted(set(os.listdir(d)) - before)
+        if left:
+            problems.append("files left behind: " + ", ".join(left))
+        if problems:
+            problems.append("--- stderr ---\n" + err.rstrip())
+            problems.append("--- stdout ---\n" + out.rstrip())
+        else:
+            print("ok: exit %d, stderr: %s" % (p.returncode, lines[0]))
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sledtrace", required=True)
+    ap.add_argument("--nosleds", required=True, help="an ELF executable without XRay")
+    ap.add_argument("--not-elf", required=True, help="a text file")
+    ap.add_argument("--case", action="append", help="run only this case (repeatable)")
+    ap.add_argument("--timeout", type=float, default=60)
+    args = ap.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)
+    table = cases(os.path.abspath(args.nosleds))
+    names = args.case or list(table)
+    failed = 0
+    for name in names:
+        if name not in table:
+            ap.error("unknown case %r (known: %s)" % (name, ", ".join(table)))
+        problems = run_case(os.path.abspath(args.sledtrace), os.path.abspath(args.not_elf),
+                            table[name], args.timeout)
+        if problems:
+            failed += 1
+            print("FAIL %s:\n  %s" % (name, "\n  ".join(problems)))
+        else:
+            print("PASS %s" % name)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
