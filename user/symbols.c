@@ -1,1 +1,129 @@
-/* symbols.c: placeholder until this module lands. */
+/* symbols.c: display names and source locations of an object's XRay
+ * functions, resolved once so that writers and reports only index by id.
+ * Raw names point into the elf_object, so a symbols table must be freed
+ * before the object it was loaded from. */
+#include "symbols.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "srcloc.h"
+
+struct symbols {
+	struct symbol_info *infos; /* infos[id - 1] */
+	char **owned;              /* per id: the name buffer to free, or NULL */
+	size_t n;
+	struct srcloc *sl;         /* owns the file strings */
+};
+
+/* A function that starts inside a symbol rather than at one (split or
+ * outlined code) is named after its container with the offset, so the name
+ * never claims to be the symbol's own entry. */
+static char *name_with_offset(const char *name, uint64_t off)
+{
+	char *s;
+
+	if (asprintf(&s, "%s+0x%" PRIx64, name, off) < 0)
+		return NULL;
+	return s;
+}
+
+static int name_function(struct symbols *syms, size_t i, const struct elf_object *obj,
+			 const struct xray_function *f, const struct symbols_opts *opts)
+{
+	const struct elf_symbol *sym = elf_object__symbol_at(obj, f->addr);
+	struct symbol_info *info = &syms->infos[i];
+	char *own = NULL;
+
+	if (!sym) {
+		info->mangled = "";
+		if (asprintf(&own, "fn#%" PRIu32 "@0x%" PRIx64, f->id, f->addr) < 0)
+			return -ENOMEM;
+		info->name = syms->owned[i] = own;
+		return 0;
+	}
+	info->mangled = sym->name;
+	if (!opts->mangled)
+		own = demangle(sym->name);
+	if (sym->addr != f->addr) {
+		char *n = name_with_offset(own ? own : sym->name, f->addr - sym->addr);
+
+		free(own);
+		if (!n)
+			return -ENOMEM;
+		own = n;
+	}
+	syms->owned[i] = own;
+	info->name = own ? own : sym->name;
+	return 0;
+}
+
+static void locate_function(struct symbols *syms, size_t i, const struct xray_function *f)
+{
+	const char *file = NULL;
+	uint32_t line = 0;
+
+	if (syms->sl && !srcloc__lookup(syms->sl, f->addr, &file, &line)) {
+		syms->infos[i].file = file;
+		syms->infos[i].line = line;
+	}
+}
+
+int symbols__load(struct elf_object *obj, const struct xray_map *map,
+		  const struct symbols_opts *opts, struct symbols **out,
+		  char *err, size_t errlen)
+{
+	static const struct symbols_opts defaults;
+	struct symbols *syms;
+	int ret = 0;
+
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	syms = calloc(1, sizeof(*syms));
+	if (syms) {
+		syms->n = map->nfuncs;
+		syms->infos = calloc(map->nfuncs ? map->nfuncs : 1, sizeof(*syms->infos));
+		syms->owned = calloc(map->nfuncs ? map->nfuncs : 1, sizeof(*syms->owned));
+	}
+	if (!syms || !syms->infos || !syms->owned ||
+	    (!opts->no_srcloc && !(syms->sl = srcloc__open(obj))))
+		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < map->nfuncs; i++) {
+		ret = name_function(syms, i, obj, &map->funcs[i], opts);
+		if (!ret)
+			locate_function(syms, i, &map->funcs[i]);
+	}
+	if (ret) {
+		symbols__free(syms);
+		snprintf(err, errlen, "%s: naming functions: %s", elf_object__path(obj),
+			 strerror(-ret));
+		return ret;
+	}
+	*out = syms;
+	return 0;
+}
+
+void symbols__free(struct symbols *syms)
+{
+	if (!syms)
+		return;
+	for (size_t i = 0; syms->owned && i < syms->n; i++)
+		free(syms->owned[i]);
+	free(syms->owned);
+	free(syms->infos);
+	if (syms->sl)
+		srcloc__free(syms->sl);
+	free(syms);
+}
+
+const struct symbol_info *symbols__get(const struct symbols *syms, uint32_t id)
+{
+	if (!syms || id == 0 || id > syms->n)
+		return NULL;
+	return &syms->infos[id - 1];
+}
