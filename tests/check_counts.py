@@ -148,6 +148,7 @@ def main():
     if not cmd:
         ap.error("no fixture command given")
     cmd[0] = os.path.abspath(cmd[0])
+    args.sledtrace = os.path.abspath(args.sledtrace)
 
     try:
         check(args, cmd)
