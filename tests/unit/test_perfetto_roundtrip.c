@@ -1,0 +1,471 @@
+/* test_perfetto_roundtrip.c: the Perfetto writer and reader against each
+ * other.  A synthetic frame stream goes through a frame_builder into the
+ * writer; the file is read back into a counting sink and compared with the
+ * same stream counted directly (with the writer's depth cap applied), so
+ * every count, timestamp, name, stat and elided record must survive.
+ * Damaged files (truncated, byte-flipped, not a trace) must fail cleanly. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "frames.h"
+#include "perfetto_reader.h"
+#include "perfetto_writer.h"
+
+#define NFUNCS 300
+#define MAXF (NFUNCS + 8)
+#define DEEP 600 /* recursion depth, beyond the writer's 512 */
+#define BASE_TS 1000000000000ULL
+
+struct counts {
+	uint32_t cap; /* >0: count like the writer (deeper frames are elided) */
+	char *name[MAXF], *file[MAXF];
+	uint32_t line[MAXF];
+	uint64_t calls[MAXF], total[MAXF], begin_sum[MAXF];
+	uint64_t el_calls[MAXF], el_total[MAXF];
+	uint64_t enters, leaves, threads, max_depth;
+	char thread_names[512];
+	struct trace_stats st;
+	int nstats, nfinish;
+};
+
+static int c_function(void *ctx, const struct trace_function *fn)
+{
+	struct counts *c = ctx;
+
+	assert_true(fn->id > 0 && fn->id < MAXF);
+	assert_null(c->name[fn->id]);
+	c->name[fn->id] = strdup(fn->name);
+	c->file[fn->id] = fn->file ? strdup(fn->file) : NULL;
+	c->line[fn->id] = fn->line;
+	return 0;
+}
+
+static int c_thread(void *ctx, const struct trace_thread *th)
+{
+	struct counts *c = ctx;
+	size_t n = strlen(c->thread_names);
+
+	c->threads++;
+	snprintf(c->thread_names + n, sizeof(c->thread_names) - n, "%u/%u:%s/%s/%s;",
+		 th->pid, th->tid, th->name, th->process_name,
+		 th->cmdline ? th->cmdline : "-");
+	return 0;
+}
+
+static int c_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		   uint32_t depth)
+{
+	struct counts *c = ctx;
+	uint32_t fid = stack[depth - 1].fid;
+
+	(void)th;
+	assert_non_null(c->name[fid]);
+	if (c->cap && depth > c->cap)
+		return 0;
+	c->enters++;
+	c->begin_sum[fid] += stack[depth - 1].begin_ns;
+	if (depth > c->max_depth)
+		c->max_depth = depth;
+	return 0;
+}
+
+static int c_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		   uint32_t depth, uint64_t end_ns, enum frame_end how)
+{
+	struct counts *c = ctx;
+	uint32_t fid = stack[depth - 1].fid;
+	uint64_t dur = end_ns - stack[depth - 1].begin_ns;
+
+	(void)th;
+	(void)how;
+	if (c->cap && depth > c->cap) {
+		c->el_calls[fid]++;
+		c->el_total[fid] += dur;
+		return 0;
+	}
+	c->leaves++;
+	c->calls[fid]++;
+	c->total[fid] += dur;
+	return 0;
+}
+
+static int c_elided(void *ctx, const struct trace_thread *th, uint32_t fid,
+		    uint64_t calls, uint64_t total_ns)
+{
+	struct counts *c = ctx;
+
+	(void)th;
+	assert_non_null(c->name[fid]);
+	c->el_calls[fid] += calls;
+	c->el_total[fid] += total_ns;
+	return 0;
+}
+
+static int c_stats(void *ctx, const struct trace_stats *st)
+{
+	struct counts *c = ctx;
+
+	c->st = *st;
+	c->nstats++;
+	return 0;
+}
+
+static int c_finish(void *ctx)
+{
+	((struct counts *)ctx)->nfinish++;
+	return 0;
+}
+
+static const struct frame_sink_ops counting_ops = {
+	c_function, c_thread, c_enter, c_leave, c_elided, c_stats, c_finish,
+};
+
+static void counts_free(struct counts *c)
+{
+	for (int i = 0; i < MAXF; i++) {
+		free(c->name[i]);
+		free(c->file[i]);
+	}
+}
+
+static const struct trace_stats input_stats = {
+	.events = 123456, .ringbuf_drops = 7, .unmatched_exits = 1, .inferred_exits = 0,
+	.unfinished = 0, .depth_capped = 5, .max_depth_dropped = 11, .short_dropped = 13,
+	.unwind_fixes = 17, .ignored_sleds = 19,
+};
+
+/* The synthetic recording: three threads in two processes. */
+static void generate(const struct frame_sink *sink)
+{
+	struct frame_builder *fb = frame_builder__new(sink);
+	struct fb_thread *a, *b, *c;
+	struct trace_stats st = input_stats;
+	char name[64], file[64];
+	uint64_t ts = BASE_TS;
+
+	assert_non_null(fb);
+	for (uint32_t id = 1; id <= NFUNCS; id++) {
+		struct trace_function fn = { .id = id, .name = name };
+
+		snprintf(name, sizeof(name), "ns::func_%u(int)", id);
+		if (id % 2) {
+			snprintf(file, sizeof(file), "/src/file_%u.c", id % 7);
+			fn.file = file;
+			fn.line = id * 3;
+		}
+		assert_int_equal(frame_builder__function(fb, &fn), 0);
+	}
+	assert_int_equal(frame_builder__thread(fb, 100, 101, "main", "app", "app --x", &a), 0);
+	assert_int_equal(frame_builder__thread(fb, 100, 102, "worker", "app", "app --x", &b), 0);
+	assert_int_equal(frame_builder__thread(fb, 200, 201, "other", "tool", NULL, &c), 0);
+	for (uint32_t i = 0; i < 20000; i++) {
+		struct fb_thread *t = i % 3 ? a : b;
+
+		assert_int_equal(frame_builder__enter(fb, t, 1 + i % NFUNCS, ts += 3, 0), 0);
+		assert_int_equal(frame_builder__enter(fb, t, 1 + (i * 7) % NFUNCS, ts += 5, 0), 0);
+		assert_int_equal(frame_builder__leave(fb, t, ts += 1 + i % 1000, FRAME_RETURNED), 0);
+		assert_int_equal(frame_builder__leave(fb, t, ts += 2, i % 5 ? FRAME_RETURNED
+									 : FRAME_INFERRED), 0);
+	}
+	for (uint32_t d = 0; d < DEEP; d++)
+		assert_int_equal(frame_builder__enter(fb, c, 2, ts += 10, 0), 0);
+	for (uint32_t k = 0; k < 3; k++) {
+		assert_int_equal(frame_builder__enter(fb, c, NFUNCS, ts += 4, 0), 0);
+		assert_int_equal(frame_builder__leave(fb, c, ts += 6, FRAME_TAIL), 0);
+	}
+	for (uint32_t d = 0; d < DEEP; d++)
+		assert_int_equal(frame_builder__leave(fb, c, ts += 1, FRAME_RETURNED), 0);
+	/* left open: closed as unfinished by finish() */
+	assert_int_equal(frame_builder__enter(fb, c, 3, ts += 10, 0), 0);
+	assert_int_equal(frame_builder__enter(fb, c, 4, ts += 10, 0), 0);
+	assert_int_equal(frame_builder__enter(fb, a, 5, ts += 10, 0), 0);
+	assert_int_equal(frame_builder__leave(fb, b, ts += 1, FRAME_RETURNED), 0); /* unmatched */
+	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	frame_builder__free(fb);
+}
+
+static int write_trace(const char *path, const struct perfetto_writer_opts *o)
+{
+	struct perfetto_writer *w;
+	struct frame_sink sink;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(perfetto_writer__new(fd, o, &w), 0);
+	sink = perfetto_writer__sink(w);
+	generate(&sink);
+	assert_true(perfetto_writer__bytes(w) > 0);
+	perfetto_writer__free(w);
+	close(fd);
+	return 0;
+}
+
+static uint32_t id_by_name(const struct counts *c, const char *name)
+{
+	for (uint32_t i = 1; i < MAXF; i++)
+		if (c->name[i] && !strcmp(c->name[i], name))
+			return i;
+	return 0;
+}
+
+static void compare(const struct counts *want, const struct counts *got)
+{
+	uint64_t capped = 0;
+
+	for (uint32_t i = 1; i <= NFUNCS; i++) {
+		uint32_t j = id_by_name(got, want->name[i]);
+
+		capped += want->el_calls[i];
+		if (!want->calls[i] && !want->el_calls[i])
+			continue;
+		assert_true(j > 0);
+		assert_int_equal(got->calls[j], want->calls[i]);
+		assert_int_equal(got->total[j], want->total[i]);
+		assert_int_equal(got->begin_sum[j], want->begin_sum[i]);
+		assert_int_equal(got->el_calls[j], want->el_calls[i]);
+		assert_int_equal(got->el_total[j], want->el_total[i]);
+		assert_int_equal(got->line[j], want->line[i]);
+		if (want->file[i])
+			assert_string_equal(got->file[j], want->file[i]);
+		else
+			assert_null(got->file[j]);
+	}
+	assert_int_equal(got->enters, want->enters);
+	assert_int_equal(got->leaves, want->leaves);
+	assert_int_equal(got->max_depth, PERFETTO_MAX_DEPTH);
+	assert_string_equal(got->thread_names, want->thread_names);
+	assert_int_equal(got->nstats, 1);
+	assert_int_equal(got->nfinish, 1);
+	for (size_t k = 0; k < perfetto_stat_nfields; k++) {
+		size_t off = perfetto_stat_fields[k].offset;
+		uint64_t w = *(const uint64_t *)((const char *)&want->st + off);
+		uint64_t g = *(const uint64_t *)((const char *)&got->st + off);
+
+		if (off == offsetof(struct trace_stats, depth_capped))
+			w += capped;
+		assert_int_equal(g, w);
+	}
+}
+
+static void read_into(const char *path, struct counts *c)
+{
+	struct frame_sink sink = { &counting_ops, c };
+	char err[256];
+	int rc = perfetto_reader__read(path, &sink, err, sizeof(err));
+
+	if (rc)
+		fail_msg("read %s: %s", path, err);
+}
+
+static void roundtrip(const struct perfetto_writer_opts *o)
+{
+	char path[] = "/tmp/sledtrace-rt-XXXXXX";
+	struct counts *want = calloc(1, sizeof(*want)), *got = calloc(1, sizeof(*got));
+	struct frame_sink ref = { &counting_ops, want };
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0 && want && got);
+	close(fd);
+	want->cap = PERFETTO_MAX_DEPTH;
+	generate(&ref);
+	write_trace(path, o);
+	read_into(path, got);
+	compare(want, got);
+	/* the numbers the generator implies, not just agreement */
+	assert_int_equal(want->el_calls[2], DEEP - PERFETTO_MAX_DEPTH);
+	assert_int_equal(want->el_calls[NFUNCS], 3);
+	assert_int_equal(got->st.unfinished, 3);
+	assert_int_equal(got->st.unmatched_exits, input_stats.unmatched_exits + 1);
+	assert_int_equal(got->st.inferred_exits, 4000);
+	assert_int_equal(got->st.depth_capped, input_stats.depth_capped + DEEP - 512 + 3);
+	assert_int_equal(got->leaves, 40000 + 512 + 3);
+	counts_free(want);
+	counts_free(got);
+	free(want);
+	free(got);
+	unlink(path);
+}
+
+static void test_roundtrip_compressed(void **state)
+{
+	(void)state;
+	roundtrip(NULL);
+}
+
+static void test_roundtrip_small_chunks(void **state)
+{
+	/* many chunks, and the memory bound forcing early flushes */
+	struct perfetto_writer_opts o = { .chunk_bytes = 2048, .max_buffered = 3000 };
+
+	(void)state;
+	roundtrip(&o);
+}
+
+static void test_roundtrip_plain(void **state)
+{
+	struct perfetto_writer_opts o = { .plain = true };
+
+	(void)state;
+	roundtrip(&o);
+}
+
+static uint8_t *load(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *p;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	p = malloc((size_t)n);
+	assert_non_null(p);
+	assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
+static void store(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	fclose(f);
+}
+
+/* Returns the reader's status; err gets its message. */
+static int read_damaged(const char *path, char *err, size_t errlen)
+{
+	struct counts *c = calloc(1, sizeof(*c));
+	struct frame_sink sink = { &counting_ops, c };
+	int rc;
+
+	assert_non_null(c);
+	rc = perfetto_reader__read(path, &sink, err, errlen);
+	if (rc)
+		assert_true(strlen(err) > 0 && !strchr(err, '\n'));
+	counts_free(c);
+	free(c);
+	return rc;
+}
+
+static void test_damaged(void **state)
+{
+	char good[] = "/tmp/sledtrace-good-XXXXXX", bad[] = "/tmp/sledtrace-bad-XXXXXX";
+	int fd1 = mkstemp(good), fd2 = mkstemp(bad);
+	char err[256];
+	uint8_t *p;
+	size_t n;
+
+	(void)state;
+	assert_true(fd1 >= 0 && fd2 >= 0);
+	close(fd1);
+	close(fd2);
+	write_trace(good, NULL);
+	p = load(good, &n);
+	assert_true(n > 1000);
+	/* the header packet alone (a sledtrace file without its stats), too */
+	size_t cuts[] = { 1, 2, 3, 2 + (size_t)p[1], 40, n / 4, n / 2, n - 100, n - 2, n - 1 };
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		store(bad, p, cuts[i]);
+		assert_true(read_damaged(bad, err, sizeof(err)) < 0);
+		assert_non_null(strstr(err, "truncated at byte"));
+	}
+	p[n / 2] ^= 0xff;
+	store(bad, p, n);
+	assert_true(read_damaged(bad, err, sizeof(err)) < 0);
+	p[n / 2] ^= 0xff;
+	for (size_t i = 0; i < n; i += n / 97 + 1) { /* must never crash */
+		p[i] ^= 0x5a;
+		store(bad, p, n);
+		read_damaged(bad, err, sizeof(err));
+		p[i] ^= 0x5a;
+	}
+	store(bad, (const uint8_t *)"hello, world\n", 13);
+	assert_true(read_damaged(bad, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "not a Perfetto trace"));
+	store(bad, p, 0);
+	assert_true(read_damaged(bad, err, sizeof(err)) < 0);
+	assert_true(read_damaged("/nonexistent/trace", err, sizeof(err)) < 0);
+	free(p);
+	unlink(good);
+	unlink(bad);
+}
+
+static void test_write_error(void **state)
+{
+	struct perfetto_writer *w = NULL;
+	int fd = open("/dev/full", O_WRONLY);
+
+	(void)state;
+	if (fd < 0)
+		skip();
+	assert_int_equal(perfetto_writer__new(fd, NULL, &w), -ENOSPC);
+	assert_null(w);
+	close(fd);
+}
+
+/* Not an assertion: prints the hot path's cost per event. */
+static void test_speed(void **state)
+{
+	struct perfetto_writer *w;
+	struct frame_builder *fb;
+	struct fb_thread *t;
+	struct frame_sink sink;
+	struct timespec t0, t1;
+	int fd = open("/dev/null", O_WRONLY);
+	const uint32_t n = 1000000;
+
+	(void)state;
+	assert_int_equal(perfetto_writer__new(fd, NULL, &w), 0);
+	sink = perfetto_writer__sink(w);
+	fb = frame_builder__new(&sink);
+	for (uint32_t id = 1; id <= 64; id++) {
+		struct trace_function fn = { .id = id, .name = "some_function_name",
+					     .file = "/src/a.c", .line = id };
+
+		frame_builder__function(fb, &fn);
+	}
+	frame_builder__thread(fb, 1, 1, "t", "p", NULL, &t);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (uint32_t i = 0; i < n / 2; i++) {
+		assert_int_equal(frame_builder__enter(fb, t, 1 + i % 64, BASE_TS + i * 100ULL, 0), 0);
+		assert_int_equal(frame_builder__leave(fb, t, BASE_TS + i * 100ULL + 37, 0), 0);
+	}
+	assert_int_equal(frame_builder__finish(fb, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	print_message("writer: %.1f ns/event, %.2f bytes/event\n",
+		      ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n,
+		      (double)perfetto_writer__bytes(w) / n);
+	frame_builder__free(fb);
+	perfetto_writer__free(w);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_compressed),
+		cmocka_unit_test(test_roundtrip_small_chunks),
+		cmocka_unit_test(test_roundtrip_plain),
+		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_speed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
