@@ -151,7 +151,7 @@ static char *append_suffix(char *base, const char *suffix)
 	while (*suffix == '.') {
 		size_t n = clone_group_len(suffix);
 
-		if (!is_llvm_group(suffix, n))
+		if (n > 1 && !is_llvm_group(suffix, n))
 			len += (size_t)snprintf(out + len, cap - len, " [clone %.*s]", (int)n, suffix);
 		suffix += n;
 	}
