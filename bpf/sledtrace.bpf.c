@@ -1,5 +1,99 @@
-/* placeholder */
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* sledtrace.bpf.c: the kernel side.  One program per probe kind pushes a
+ * 32-byte struct sled_event into one ring buffer; the cookie set at attach
+ * time says which object, function and sled kind fired. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "sledtrace.h"
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-SEC("uprobe") int on_entry(void *ctx) { return 0; }
+
+/* Set by the collector before load. */
+const volatile __u64 wakeup_bytes = 256 * 1024; /* adaptive wakeup threshold */
+const volatile bool filter_tgids = false;       /* check tgids map */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024 * 1024); /* resized before load */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLED_CTR_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Processes whose events are kept when filter_tgids is set (process trees:
+ * the link's pid filter does not follow fork). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgids SEC(".maps");
+
+static __always_inline void count(__u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+
+	if (v)
+		*v += n;
+}
+
+/* Wakes the collector only once wakeup_bytes are queued: a wakeup per event
+ * costs microseconds, and the collector also drains on a timer, so a quiet
+ * trickle of events is never stranded. */
+static __always_inline long wakeup_flag(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline int emit(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct sled_event *e;
+
+	if (filter_tgids && !bpf_map_lookup_elem(&tgids, &tgid))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SLED_CTR_DROPS, 1);
+		return 0;
+	}
+	e->ts = bpf_ktime_get_boot_ns();
+	e->tgid = tgid;
+	e->tid = (__u32)id;
+	e->cookie = bpf_get_attach_cookie(ctx);
+	e->sp = PT_REGS_SP(ctx);
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}
+
+SEC("uprobe")
+int on_entry(struct pt_regs *ctx)
+{
+	return emit(ctx);
+}
+
+SEC("uprobe")
+int on_exit(struct pt_regs *ctx)
+{
+	return emit(ctx);
+}
+
+SEC("uprobe")
+int on_tail(struct pt_regs *ctx)
+{
+	return emit(ctx);
+}
+
+SEC("uretprobe")
+int on_ret(struct pt_regs *ctx)
+{
+	return emit(ctx);
+}

@@ -5,6 +5,10 @@
 #ifndef SLEDTRACE_H
 #define SLEDTRACE_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 /* What fired.  ENTRY/EXIT/TAIL are XRay sled kinds probed with uprobes;
  * RET is a uretprobe return (stack pointer is one slot above the entry's). */
 #define SLED_KIND_ENTRY 0
@@ -35,8 +39,7 @@ struct sled_event {
 };
 
 /* Indexes of the per-CPU counters in the `counters` map. */
-#define SLED_CTR_DROPS 0        /* bpf_ringbuf_reserve failed */
-#define SLED_CTR_UNWIND_FIXES 1 /* hijacked returns restored before an unwind */
-#define SLED_CTR_MAX 2
+#define SLED_CTR_DROPS 0 /* bpf_ringbuf_reserve failed */
+#define SLED_CTR_MAX 1
 
 #endif

@@ -1,1 +1,314 @@
-/* collector.c: placeholder until this module lands. */
+/* collector.c: see collector.h.
+ *
+ * Invariants per thread: the builder's stack holds open frames with
+ * strictly decreasing sp from bottom to top (deeper calls sit lower on the
+ * stack).  An event at stack pointer S proves every open frame with
+ * sp < S has returned or been unwound; an ENTRY at S also ends the frame
+ * that owned slot S (a sibling or a tail-called function now owns it).
+ *
+ * Uretprobe exits of tail calls come in chains: when f tail-calls g the
+ * kernel reports g's return and then f's, both at g's slot.  f was already
+ * closed by its TAIL sled, so its RET is expected, not unmatched: such
+ * frames are remembered in a small per-thread list until consumed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+
+/* Stack pointers further apart than this are on different stacks (signal
+ * alternate stack, coroutine): no inference across them. */
+#define SAME_STACK_SPAN (256ull << 20)
+#define TAIL_PENDING 8
+
+struct tail_pending {
+	uint32_t fid;
+	uint64_t sp;
+};
+
+struct cthread {
+	uint32_t tid;
+	struct fb_thread *fbt;
+	struct tail_pending pend[TAIL_PENDING];
+	unsigned npend;
+};
+
+struct collector {
+	struct frame_builder *fb;
+	struct collector_object *objs;
+	uint32_t nobjs;
+	struct cthread *threads; /* open addressing by tid */
+	size_t cap, used;
+	struct trace_stats st;
+	uint8_t *hit; /* one bit per trace function id */
+	uint32_t nfids;
+	uint64_t nhit;
+	char proc_pid[32];
+	uint32_t proc_tgid;
+	char proc_name[64], proc_cmdline[1024];
+};
+
+int collector__new(struct frame_builder *fb, struct collector **out)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->fb = fb;
+	c->cap = 64;
+	c->threads = calloc(c->cap, sizeof(*c->threads));
+	if (!c->threads) {
+		free(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+void collector__free(struct collector *c)
+{
+	if (!c)
+		return;
+	free(c->threads);
+	free(c->objs);
+	free(c->hit);
+	free(c);
+}
+
+int collector__add_object(struct collector *c, const struct collector_object *obj)
+{
+	struct collector_object *o = realloc(c->objs, (c->nobjs + 1) * sizeof(*o));
+	uint32_t nfids = obj->fid_base + obj->nfuncs + 1;
+	uint8_t *hit;
+
+	if (!o)
+		return -ENOMEM;
+	c->objs = o;
+	if (nfids > c->nfids) {
+		hit = realloc(c->hit, (nfids + 7) / 8);
+		if (!hit)
+			return -ENOMEM;
+		memset(hit + (c->nfids + 7) / 8, 0, (nfids + 7) / 8 - (c->nfids + 7) / 8);
+		c->hit = hit;
+		c->nfids = nfids;
+	}
+	c->objs[c->nobjs++] = *obj;
+	return 0;
+}
+
+uint64_t collector__functions_hit(const struct collector *c)
+{
+	return c->nhit;
+}
+
+const struct trace_stats *collector__stats(const struct collector *c)
+{
+	return &c->st;
+}
+
+static void read_proc_file(const char *path, char *buf, size_t len, bool nul_to_space)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == 0))
+		buf[--n] = 0;
+	for (size_t i = 0; nul_to_space && i < n; i++)
+		if (buf[i] == 0)
+			buf[i] = ' ';
+}
+
+/* Names are read once, at a thread's first event, while it still exists. */
+static void process_names(struct collector *c, uint32_t tgid)
+{
+	char path[64];
+
+	if (c->proc_tgid == tgid && c->proc_tgid)
+		return;
+	c->proc_tgid = tgid;
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	read_proc_file(path, c->proc_name, sizeof(c->proc_name), false);
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
+	read_proc_file(path, c->proc_cmdline, sizeof(c->proc_cmdline), true);
+}
+
+static int grow_threads(struct collector *c)
+{
+	size_t cap = c->cap * 2;
+	struct cthread *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->cap; i++) {
+		size_t j;
+
+		if (!c->threads[i].fbt)
+			continue;
+		for (j = c->threads[i].tid & (cap - 1); t[j].fbt; j = (j + 1) & (cap - 1))
+			;
+		t[j] = c->threads[i];
+	}
+	free(c->threads);
+	c->threads = t;
+	c->cap = cap;
+	return 0;
+}
+
+static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct cthread **out)
+{
+	char path[64], tname[64];
+	size_t i;
+	int err;
+
+	for (i = tid & (c->cap - 1); c->threads[i].fbt; i = (i + 1) & (c->cap - 1))
+		if (c->threads[i].tid == tid) {
+			*out = &c->threads[i];
+			return 0;
+		}
+	if ((c->used + 1) * 2 > c->cap) {
+		err = grow_threads(c);
+		if (err)
+			return err;
+		return thread_for(c, tgid, tid, out);
+	}
+	process_names(c, tgid);
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
+	read_proc_file(path, tname, sizeof(tname), false);
+	err = frame_builder__thread(c->fb, tgid, tid, tname[0] ? tname : c->proc_name,
+				    c->proc_name, c->proc_cmdline, &c->threads[i].fbt);
+	if (err)
+		return err;
+	c->threads[i].tid = tid;
+	c->used++;
+	*out = &c->threads[i];
+	return 0;
+}
+
+static bool same_stack(uint64_t a, uint64_t b)
+{
+	return (a > b ? a - b : b - a) < SAME_STACK_SPAN;
+}
+
+/* Closes open frames whose slot lies below sp (or at it, when inclusive). */
+static int close_below(struct collector *c, struct cthread *t, uint64_t sp,
+		       uint64_t ts, bool inclusive)
+{
+	const struct frame *top;
+
+	while ((top = frame_builder__top(t->fbt)) && same_stack(top->sp, sp) &&
+	       (top->sp < sp || (inclusive && top->sp == sp))) {
+		int err = frame_builder__leave(c->fb, t->fbt, ts, FRAME_INFERRED);
+
+		if (err)
+			return err;
+		c->st.inferred_exits++;
+	}
+	return 0;
+}
+
+static void remember_tail(struct cthread *t, uint32_t fid, uint64_t sp)
+{
+	if (t->npend == TAIL_PENDING) {
+		memmove(t->pend, t->pend + 1, sizeof(t->pend[0]) * (TAIL_PENDING - 1));
+		t->npend--;
+	}
+	t->pend[t->npend].fid = fid;
+	t->pend[t->npend].sp = sp;
+	t->npend++;
+}
+
+static bool consume_tail(struct cthread *t, uint32_t fid, uint64_t sp)
+{
+	for (unsigned i = t->npend; i-- > 0;)
+		if (t->pend[i].fid == fid && t->pend[i].sp == sp) {
+			memmove(t->pend + i, t->pend + i + 1,
+				sizeof(t->pend[0]) * (t->npend - i - 1));
+			t->npend--;
+			return true;
+		}
+	return false;
+}
+
+/* A chain's returns arrive while execution is still at or below its slot;
+ * an entry above a remembered slot means that chain is over. */
+static void forget_tails_below(struct cthread *t, uint64_t sp)
+{
+	unsigned j = 0;
+
+	for (unsigned i = 0; i < t->npend; i++)
+		if (t->pend[i].sp >= sp || !same_stack(t->pend[i].sp, sp))
+			t->pend[j++] = t->pend[i];
+	t->npend = j;
+}
+
+static int handle_entry(struct collector *c, struct cthread *t, uint32_t fid,
+		    const struct sled_event *e)
+{
+	int err = close_below(c, t, e->sp, e->ts, true);
+
+	if (err)
+		return err;
+	if (t->npend)
+		forget_tails_below(t, e->sp);
+	if (!(c->hit[fid / 8] & (1u << (fid % 8)))) {
+		c->hit[fid / 8] |= (uint8_t)(1u << (fid % 8));
+		c->nhit++;
+	}
+	return frame_builder__enter(c->fb, t->fbt, fid, e->ts, e->sp);
+}
+
+/* slot: the return-address slot the exiting frame was entered with. */
+static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uint64_t slot,
+		   const struct sled_event *e, unsigned kind)
+{
+	const struct frame *top;
+	int err = close_below(c, t, slot, e->ts, false);
+
+	if (err)
+		return err;
+	top = frame_builder__top(t->fbt);
+	if (top && top->sp == slot) {
+		if (kind == SLED_KIND_TAIL && top->fid == fid)
+			remember_tail(t, fid, slot);
+		return frame_builder__leave(c->fb, t->fbt, e->ts,
+					    kind == SLED_KIND_TAIL ? FRAME_TAIL : FRAME_RETURNED);
+	}
+	if (kind == SLED_KIND_RET && consume_tail(t, fid, slot))
+		return 0;
+	c->st.unmatched_exits++;
+	return 0;
+}
+
+int collector__event(struct collector *c, const struct sled_event *e)
+{
+	unsigned kind = SLED_COOKIE_KIND(e->cookie), obj = SLED_COOKIE_OBJ(e->cookie);
+	uint32_t fn = SLED_COOKIE_FN(e->cookie), fid;
+	struct cthread *t;
+	int err;
+
+	c->st.events++;
+	if (obj >= c->nobjs || fn == 0 || fn > c->objs[obj].nfuncs)
+		return 0; /* not a sled cookie: nothing to rebuild */
+	fid = c->objs[obj].fid_base + fn;
+	err = thread_for(c, e->tgid, e->tid, &t);
+	if (err)
+		return err;
+	switch (kind) {
+	case SLED_KIND_ENTRY:
+		return handle_entry(c, t, fid, e);
+	case SLED_KIND_EXIT:
+	case SLED_KIND_TAIL:
+		return handle_exit(c, t, fid, e->sp, e, kind);
+	case SLED_KIND_RET:
+		return handle_exit(c, t, fid, e->sp - 8, e, kind);
+	default:
+		return 0;
+	}
+}

@@ -57,7 +57,6 @@ struct trace_stats {
 	uint64_t depth_capped;    /* calls deeper than the writer's cap */
 	uint64_t max_depth_dropped; /* calls deeper than --max-depth */
 	uint64_t short_dropped;   /* calls shorter than --min-duration */
-	uint64_t unwind_fixes;    /* hijacked returns restored for an unwinder */
 	uint64_t ignored_sleds;   /* sled kinds sledtrace does not probe */
 };
 

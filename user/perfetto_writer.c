@@ -24,7 +24,7 @@ const struct perfetto_stat_field perfetto_stat_fields[] = {
 #define F(x) { #x, offsetof(struct trace_stats, x) }
 	F(events), F(ringbuf_drops), F(unmatched_exits), F(inferred_exits),
 	F(unfinished), F(depth_capped), F(max_depth_dropped), F(short_dropped),
-	F(unwind_fixes), F(ignored_sleds),
+	F(ignored_sleds),
 #undef F
 };
 const size_t perfetto_stat_nfields =

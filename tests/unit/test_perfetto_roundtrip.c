@@ -142,7 +142,7 @@ static void counts_free(struct counts *c)
 static const struct trace_stats input_stats = {
 	.events = 123456, .ringbuf_drops = 7, .unmatched_exits = 1, .inferred_exits = 0,
 	.unfinished = 0, .depth_capped = 5, .max_depth_dropped = 11, .short_dropped = 13,
-	.unwind_fixes = 17, .ignored_sleds = 19,
+	.ignored_sleds = 19,
 };
 
 /* The synthetic recording: three threads in two processes. */

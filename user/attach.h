@@ -1,0 +1,46 @@
+/* attach.h: the mass attacher.  Probes are queued per (program, file) and
+ * attached in one go: one uprobe_multi link per group (kernel >= 6.6,
+ * through the raw BPF_LINK_CREATE syscall since libbpf 1.1 has no API for
+ * it), or one perf-event uprobe per address as the fallback.  Policy in one
+ * line: prefer multi, fall back to perf when the kernel lacks uprobe_multi. */
+#ifndef SLEDTRACE_ATTACH_H
+#define SLEDTRACE_ATTACH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct bpf_program;
+struct bpf_object;
+
+enum attach_mode {
+	ATTACH_AUTO,  /* multi when the kernel has it, else perf */
+	ATTACH_MULTI, /* uprobe_multi links only */
+	ATTACH_PERF,  /* one perf-event uprobe per address */
+};
+
+struct attach_opts {
+	enum attach_mode mode;
+	pid_t pid; /* only this process (and its threads); -1 for any */
+};
+
+struct attacher;
+
+int attacher__new(const struct attach_opts *opts, struct attacher **out);
+void attacher__free(struct attacher *a); /* detaches everything */
+/* Resolves ATTACH_AUTO against the running kernel. */
+enum attach_mode attacher__mode(const struct attacher *a);
+/* Probes attached from now on fire only in pid (and its threads). */
+void attacher__set_pid(struct attacher *a, pid_t pid);
+/* Must run after bpf_object__open and before load: multi links need the
+ * programs loaded with expected_attach_type BPF_TRACE_UPROBE_MULTI. */
+int attacher__prepare(struct attacher *a, struct bpf_program *prog);
+/* Queues one probe.  retprobe: a uretprobe at offset.  path is copied. */
+int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path,
+		  uint64_t offset, uint64_t cookie, int retprobe);
+/* Attaches everything queued.  On failure err names the file and cause. */
+int attacher__attach(struct attacher *a, char *err, size_t errlen);
+size_t attacher__probe_count(const struct attacher *a);
+size_t attacher__link_count(const struct attacher *a);
+
+#endif

@@ -1,0 +1,31 @@
+/* launch.h: starting the traced command so that no instruction of it runs
+ * untraced.  The child is forked first and waits on a pipe; the probes are
+ * attached to its pid; only then is it released to exec the command.  If
+ * sledtrace dies before releasing it, the child exits without running. */
+#ifndef SLEDTRACE_LAUNCH_H
+#define SLEDTRACE_LAUNCH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct launch {
+	pid_t pid;
+	int pidfd;     /* readable once the child has exited */
+	int gate_fd;   /* write end: one byte releases the child */
+	int err_fd;    /* read end: the child's exec errno, EOF on success */
+};
+
+/* Finds the executable like execvp would: a name without '/' is looked up
+ * in PATH.  Returns 0 or -ENOENT/-EACCES. */
+int launch__resolve(const char *cmd, char *path, size_t len);
+int launch__spawn(struct launch *l, const char *path, char *const argv[]);
+/* Releases the child; returns 0 once it has exec'd, or the negative errno
+ * of its failed exec (the child is then reaped). */
+int launch__release(struct launch *l);
+/* Waits for the child; returns its exit status as a shell reports it
+ * (128 + N for a signal N). */
+int launch__wait(struct launch *l);
+/* Kills and reaps a child that was never released. */
+void launch__abort(struct launch *l);
+
+#endif

@@ -1,0 +1,20 @@
+/* output_file.h: an output that appears whole or not at all.  Writers write
+ * to a temporary file beside the destination; commit renames it into place,
+ * abort removes it, so a failed or interrupted run never leaves a
+ * half-written trace behind. */
+#ifndef SLEDTRACE_OUTPUT_FILE_H
+#define SLEDTRACE_OUTPUT_FILE_H
+
+#include <stddef.h>
+
+struct output_file {
+	char path[4096];
+	char tmp[4096 + 16];
+	int fd; /* -1 once committed or aborted */
+};
+
+int output_file__create(struct output_file *of, const char *path, char *err, size_t errlen);
+int output_file__commit(struct output_file *of, char *err, size_t errlen);
+void output_file__abort(struct output_file *of);
+
+#endif

@@ -1,0 +1,48 @@
+/* probe_plan.h: which probes one object gets, and how its exits are seen.
+ *
+ * Exit strategies (--exit):
+ *   sled       uprobes on EXIT sleds: exact and safe, but each `ret` is
+ *              single-stepped by the kernel (~12.5 us a call on our VM).
+ *   uretprobe  a return probe per function entry (~0.4 us): fast, but an
+ *              exception or panic unwinding through a hijacked frame aborts
+ *              the target, and frames deeper than 64 are not hijacked.
+ *   infer      no exit probes at all: exits are inferred from the stack
+ *              pointer of the thread's next event (collector.h).  Counts and
+ *              nesting stay exact; an exit time is the next event's time.
+ *   auto       (default) per object: uretprobes when the object cannot be
+ *              unwound through (no exception tables, personality routine or
+ *              _Unwind_Resume: plain C), exit sleds when it can (C++, Rust).
+ * TAIL sleds are probed in every mode so tail calls end at the right time;
+ * frames whose exit is lost are closed by the collector. */
+#ifndef SLEDTRACE_PROBE_PLAN_H
+#define SLEDTRACE_PROBE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attach.h"
+#include "elf_object.h"
+#include "xray_map.h"
+
+enum exit_mode { EXIT_AUTO, EXIT_SLED, EXIT_URETPROBE, EXIT_INFER };
+
+struct probe_programs {
+	struct bpf_program *entry, *exit, *tail, *ret;
+};
+
+struct object_plan {
+	enum exit_mode exits; /* what auto resolved to */
+	size_t functions;     /* functions selected */
+	size_t probes;        /* probes queued */
+};
+
+/* Queues obj's probes on a.  selected[id] (1-based XRay ids) picks
+ * functions; NULL selects all. */
+int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
+		      const struct elf_object *obj, const struct xray_map *map,
+		      uint32_t obj_index, enum exit_mode mode, const bool *selected,
+		      struct object_plan *out);
+const char *probe_plan__exit_name(enum exit_mode m);
+
+#endif

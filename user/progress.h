@@ -1,0 +1,28 @@
+/* progress.h: the one status line on stderr while recording (only on a
+ * terminal) and the one-line summary at the end.  --quiet silences both. */
+#ifndef SLEDTRACE_PROGRESS_H
+#define SLEDTRACE_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct progress {
+	bool enabled;  /* status line: stderr is a terminal and not quiet */
+	bool quiet;
+	uint64_t last_ns, last_events;
+	double rate;
+};
+
+void progress__init(struct progress *p, bool quiet);
+/* Redraws at most twice a second. */
+void progress__tick(struct progress *p, uint64_t events, uint64_t drops);
+void progress__clear(struct progress *p);
+
+struct record_summary {
+	uint64_t events, functions_hit, functions_attached, drops, bytes;
+	uint64_t unmatched, inferred, unfinished;
+	const char *path;
+};
+void progress__summary(const struct progress *p, const struct record_summary *s);
+
+#endif
