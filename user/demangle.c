@@ -10,7 +10,8 @@
  *    code transformation (".cold", ".isra.0", ".constprop.0", ".part.1"),
  *    written the way binutils does: "f(int) [clone .cold]".  ThinLTO's
  *    ".llvm.<digits>" is dropped: like the Rust hash it only exists to keep
- *    promoted local names unique at link time.
+ *    promoted local names unique at link time.  A symbol version
+ *    ("@@GLIBCXX_3.4") stays as it is.
  *  - Anything that is not a mangled name (C functions, "main") yields NULL. */
 #include <ctype.h>
 #include <stdbool.h>
@@ -75,9 +76,10 @@ static size_t mangled_stem(const char *name, bool *rust_legacy, size_t *hash_at)
 		*rust_legacy = true;
 		return n;
 	}
-	/* Itanium and Rust v0 mangling never produce '.' inside the stem. */
+	/* Itanium and Rust v0 mangling never produce '.' or '@' (symbol
+	 * versions, "memcpy@GLIBC_2.2.5") inside the stem. */
 	if (!strncmp(name, "_Z", 2) || !strncmp(name, "_R", 2))
-		return strcspn(name, ".");
+		return strcspn(name, ".@");
 	return 0;
 }
 
@@ -118,10 +120,10 @@ static char *demangle_stem(const char *stem, bool rust_legacy, size_t hash_at)
  * of ".<digits>" parts (".constprop.0", ".llvm.12345"). */
 static size_t clone_group_len(const char *s)
 {
-	size_t n = 1 + strcspn(s + 1, ".");
+	size_t n = 1 + strcspn(s + 1, ".@");
 
 	while (s[n] == '.' && isdigit((unsigned char)s[n + 1]))
-		n += 1 + strcspn(s + n + 1, ".");
+		n += 1 + strcspn(s + n + 1, ".@");
 	return n;
 }
 
@@ -135,7 +137,8 @@ static bool is_llvm_group(const char *g, size_t n)
 	return true;
 }
 
-/* Appends " [clone .x]" for each kept group of suffix to base (consumed). */
+/* Appends " [clone .x]" for each kept group of suffix to base (consumed),
+ * then a symbol version ("@@LIB_1.0") as it is. */
 static char *append_suffix(char *base, const char *suffix)
 {
 	/* A group of n bytes grows to n + 9 (" [clone " and "]"), n >= 1. */
@@ -155,6 +158,8 @@ static char *append_suffix(char *base, const char *suffix)
 			len += (size_t)snprintf(out + len, cap - len, " [clone %.*s]", (int)n, suffix);
 		suffix += n;
 	}
+	if (*suffix == '@')
+		snprintf(out + len, cap - len, "%s", suffix);
 	return out;
 }
 
@@ -175,7 +180,7 @@ char *demangle(const char *mangled)
 		return NULL;
 	out = demangle_stem(stem, rust_legacy, hash_at);
 	free(stem);
-	if (!out || mangled[stem_len] != '.')
+	if (!out || (mangled[stem_len] != '.' && mangled[stem_len] != '@'))
 		return out;
 	return append_suffix(out, mangled + stem_len);
 }

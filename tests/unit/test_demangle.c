@@ -88,6 +88,8 @@ static void test_suffixes(void **state)
 	expect_name("_Z3runi.llvm.1234567890", "run(int)");
 	expect_name("_Z3runi.llvm.12.cold", "run(int) [clone .cold]");
 	expect_name("_Z3runi.", "run(int)");
+	expect_name("_ZNSt6thread6_StateD1Ev@@GLIBCXX_3.4.22", "std::thread::_State::~_State()@@GLIBCXX_3.4.22");
+	expect_name("_Z3runi.cold@V1", "run(int) [clone .cold]@V1");
 	expect_name("_ZN9napi_demo8resolver5Cache7resolve17h0c85eb920f359d60E.llvm.99",
 		    "napi_demo::resolver::Cache::resolve");
 	expect_name("_ZN9napi_demo5entry17h0000000000000001E.cold.1", "napi_demo::entry [clone .cold.1]");
