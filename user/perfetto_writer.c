@@ -13,12 +13,7 @@
 
 #include "perfetto_trace.pb-c.h"
 #include "perfetto_writer.h"
-#include "u64map.h"
-
-#define CLOCK_BOOTTIME_ID 6
-#define CLOCK_SEQ_ID 64 /* per-sequence incremental clock, 1 ns units */
-#define SEQ_CLEARED 1
-#define SEQ_NEEDS 2
+#include "perfetto_writer_int.h"
 
 const struct perfetto_stat_field perfetto_stat_fields[] = {
 #define F(x) { #x, offsetof(struct trace_stats, x) }
@@ -29,54 +24,6 @@ const struct perfetto_stat_field perfetto_stat_fields[] = {
 };
 const size_t perfetto_stat_nfields =
 	sizeof(perfetto_stat_fields) / sizeof(perfetto_stat_fields[0]);
-
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-struct pw_func {
-	char *name, *file; /* name NULL: never announced */
-	uint32_t name_len, file_len, line;
-};
-
-/* One traced thread = one packet sequence. */
-struct pw_seq {
-	uint32_t pid, tid, seq_id;
-	bool started;
-	uint64_t last_ts;  /* running value of the incremental clock */
-	struct buf pending; /* framed packets not yet written */
-	uint8_t *interned;  /* bit per fid: name (and location) sent here */
-	size_t interned_bytes;
-};
-
-struct pw_elided {
-	uint32_t pid, tid, fid;
-	uint64_t calls, total_ns;
-};
-
-struct perfetto_writer {
-	int fd;
-	int err; /* first error, sticky */
-	struct perfetto_writer_opts o;
-	uint64_t bytes;
-	struct pw_func *funcs; /* by fid */
-	size_t nfuncs;
-	struct pw_seq **seqs; /* creation order */
-	size_t nseqs;
-	struct u64map seq_by_tid, pids, elided_idx;
-	struct pw_seq *cached;
-	struct pw_elided *elided;
-	size_t nelided;
-	size_t buffered; /* sum of pending lengths */
-	uint64_t max_ts, capped;
-	struct trace_stats stats;
-	struct pw_seq meta;
-	z_stream z;
-	bool z_ready, finished;
-	uint8_t *zbuf;
-	size_t zcap;
-};
 
 static size_t vlen(uint64_t v)
 {
@@ -124,7 +71,7 @@ static int buf_reserve(struct buf *b, size_t more)
 	return 0;
 }
 
-static int write_all(struct perfetto_writer *w, const void *p, size_t n)
+int pw_write_all(struct perfetto_writer *w, const void *p, size_t n)
 {
 	while (n) {
 		ssize_t r = write(w->fd, p, n);
@@ -165,14 +112,14 @@ static int deflate_pending(struct perfetto_writer *w, const struct buf *b, size_
 }
 
 /* Outer packet: { trusted_packet_sequence_id, compressed_packets }. */
-static int flush_seq(struct perfetto_writer *w, struct pw_seq *s, bool release)
+int pw_flush_seq(struct perfetto_writer *w, struct pw_seq *s, bool release)
 {
 	uint8_t hdr[32], *p = hdr;
 	size_t clen, body;
 	int err = 0;
 
 	if (s->pending.len && w->o.plain)
-		err = write_all(w, s->pending.p, s->pending.len);
+		err = pw_write_all(w, s->pending.p, s->pending.len);
 	else if (s->pending.len && !(err = deflate_pending(w, &s->pending, &clen))) {
 		body = 1 + vlen(s->seq_id) + 2 + vlen(clen) + clen;
 		*p++ = 0x0a;
@@ -182,8 +129,8 @@ static int flush_seq(struct perfetto_writer *w, struct pw_seq *s, bool release)
 		*p++ = 0x92; /* field 50, length-delimited */
 		*p++ = 0x03;
 		p = put_v(p, clen);
-		if (!(err = write_all(w, hdr, (size_t)(p - hdr))))
-			err = write_all(w, w->zbuf, clen);
+		if (!(err = pw_write_all(w, hdr, (size_t)(p - hdr))))
+			err = pw_write_all(w, w->zbuf, clen);
 	}
 	w->buffered -= s->pending.len;
 	s->pending.len = 0;
@@ -205,7 +152,7 @@ static int flush_largest(struct perfetto_writer *w)
 				big = w->seqs[i];
 		if (!big || !big->pending.len)
 			return 0;
-		if ((err = flush_seq(w, big, true)))
+		if ((err = pw_flush_seq(w, big, true)))
 			return err;
 		big = NULL;
 	}
@@ -217,12 +164,12 @@ static int after_append(struct perfetto_writer *w, struct pw_seq *s, size_t adde
 	int err;
 
 	w->buffered += added;
-	if (s->pending.len >= w->o.chunk_bytes && (err = flush_seq(w, s, false)))
+	if (s->pending.len >= w->o.chunk_bytes && (err = pw_flush_seq(w, s, false)))
 		return err;
 	return w->buffered > w->o.max_buffered ? flush_largest(w) : 0;
 }
 
-static int append_msg(struct perfetto_writer *w, struct pw_seq *s,
+int pw_append_msg(struct perfetto_writer *w, struct pw_seq *s,
 		      Perfetto__Protos__TracePacket *pkt)
 {
 	size_t n, before = s->pending.len;
@@ -241,101 +188,6 @@ static int append_msg(struct perfetto_writer *w, struct pw_seq *s,
 	return after_append(w, s, s->pending.len - before);
 }
 
-
-static int start_seq(struct perfetto_writer *w, struct pw_seq *s,
-		     const struct trace_thread *th, uint64_t ts)
-{
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__ClockSnapshot snap = PERFETTO__PROTOS__CLOCK_SNAPSHOT__INIT;
-	Perfetto__Protos__ClockSnapshot__Clock boot =
-		PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
-	Perfetto__Protos__ClockSnapshot__Clock seqclk =
-		PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
-	Perfetto__Protos__ClockSnapshot__Clock *clocks[] = { &boot, &seqclk };
-	Perfetto__Protos__TracePacketDefaults defs = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
-	Perfetto__Protos__TrackEventDefaults tdefs = PERFETTO__PROTOS__TRACK_EVENT_DEFAULTS__INIT;
-
-	boot.has_clock_id = seqclk.has_clock_id = 1;
-	boot.clock_id = CLOCK_BOOTTIME_ID;
-	seqclk.clock_id = CLOCK_SEQ_ID;
-	boot.has_timestamp = seqclk.has_timestamp = 1;
-	boot.timestamp = seqclk.timestamp = ts;
-	seqclk.has_is_incremental = seqclk.is_incremental = 1;
-	seqclk.has_unit_multiplier_ns = 1;
-	seqclk.unit_multiplier_ns = 1;
-	snap.n_clocks = 2;
-	snap.clocks = clocks;
-	snap.has_primary_trace_clock = 1;
-	snap.primary_trace_clock = CLOCK_BOOTTIME_ID;
-	tdefs.has_track_uuid = 1;
-	tdefs.track_uuid = PERFETTO_THREAD_UUID(th->tid);
-	defs.has_timestamp_clock_id = 1;
-	defs.timestamp_clock_id = CLOCK_SEQ_ID;
-	defs.track_event_defaults = &tdefs;
-	pkt.has_sequence_flags = 1;
-	pkt.sequence_flags = SEQ_CLEARED;
-	pkt.has_first_packet_on_sequence = pkt.first_packet_on_sequence = 1;
-	pkt.has_timestamp = 1;
-	pkt.timestamp = ts;
-	pkt.has_timestamp_clock_id = 1;
-	pkt.timestamp_clock_id = CLOCK_BOOTTIME_ID;
-	pkt.clock_snapshot = &snap;
-	pkt.trace_packet_defaults = &defs;
-	s->started = true;
-	s->last_ts = ts;
-	return append_msg(w, s, &pkt);
-}
-
-/* Once per pid, written through at once on the sledtrace sequence: thread
- * sequences are flushed in any order, and each one's thread descriptor
- * must find its parent already in the file. */
-static int describe_process(struct perfetto_writer *w, const struct trace_thread *th)
-{
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
-	char *cmdline = (char *)th->cmdline;
-	uint64_t seen;
-	int err;
-
-	if (u64map__get(&w->pids, (uint64_t)th->pid + 1, &seen))
-		return 0;
-	if ((err = u64map__put(&w->pids, (uint64_t)th->pid + 1, 1)))
-		return w->err = err;
-	td.has_uuid = 1;
-	td.uuid = PERFETTO_PROCESS_UUID(th->pid);
-	pd.has_pid = 1;
-	pd.pid = (int32_t)th->pid;
-	pd.process_name = (char *)th->process_name;
-	if (cmdline) {
-		pd.n_cmdline = 1;
-		pd.cmdline = &cmdline;
-	}
-	td.process = &pd;
-	pkt.track_descriptor = &td;
-	if ((err = append_msg(w, &w->meta, &pkt)))
-		return err;
-	return flush_seq(w, &w->meta, false);
-}
-
-static int describe_thread(struct perfetto_writer *w, struct pw_seq *s,
-			   const struct trace_thread *th)
-{
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	Perfetto__Protos__ThreadDescriptor thd = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
-
-	td.has_uuid = td.has_parent_uuid = 1;
-	td.uuid = PERFETTO_THREAD_UUID(th->tid);
-	td.parent_uuid = PERFETTO_PROCESS_UUID(th->pid);
-	thd.has_pid = thd.has_tid = 1;
-	thd.pid = (int32_t)th->pid;
-	thd.tid = (int32_t)th->tid;
-	thd.thread_name = (char *)th->name;
-	td.thread = &thd;
-	pkt.track_descriptor = &td;
-	return append_msg(w, s, &pkt);
-}
 
 static struct pw_seq *seq_get(struct perfetto_writer *w, const struct trace_thread *th)
 {
@@ -374,8 +226,8 @@ static struct pw_seq *seq_ready(struct perfetto_writer *w,
 		w->err = -ENOMEM;
 		return NULL;
 	}
-	if (!s->started && (start_seq(w, s, th, ts) || describe_process(w, th) ||
-			    describe_thread(w, s, th)))
+	if (!s->started && (pw_start_seq(w, s, th, ts) || pw_describe_process(w, th) ||
+			    pw_describe_thread(w, s, th)))
 		return NULL;
 	return s;
 }
@@ -606,73 +458,6 @@ static int pw_stats(void *ctx, const struct trace_stats *st)
 	return w->err;
 }
 
-static Perfetto__Protos__DebugAnnotation uint_ann(const char *name, uint64_t v)
-{
-	Perfetto__Protos__DebugAnnotation a = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
-
-	a.name = (char *)name;
-	a.has_uint_value = 1;
-	a.uint_value = v;
-	return a;
-}
-
-/* An INSTANT on the sledtrace track carrying named values. */
-static int meta_event(struct perfetto_writer *w, const char *name,
-		      Perfetto__Protos__DebugAnnotation *anns, size_t n)
-{
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__TrackEvent ev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-	Perfetto__Protos__DebugAnnotation *ptrs[16];
-
-	for (size_t i = 0; i < n; i++)
-		ptrs[i] = &anns[i];
-	ev.has_type = ev.has_track_uuid = 1;
-	ev.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
-	ev.track_uuid = PERFETTO_META_UUID;
-	ev.name = (char *)name;
-	ev.n_debug_annotations = n;
-	ev.debug_annotations = ptrs;
-	pkt.has_timestamp = 1;
-	pkt.timestamp = w->max_ts;
-	pkt.track_event = &ev;
-	return append_msg(w, &w->meta, &pkt);
-}
-
-static int write_elided(struct perfetto_writer *w, const struct pw_elided *e)
-{
-	const struct pw_func *f = &w->funcs[e->fid];
-	Perfetto__Protos__DebugAnnotation a[7];
-	size_t n = 0;
-
-	a[n++] = uint_ann("pid", e->pid);
-	a[n++] = uint_ann("tid", e->tid);
-	a[n++] = uint_ann("calls", e->calls);
-	a[n++] = uint_ann("total_ns", e->total_ns);
-	a[n++] = uint_ann("line", f->line);
-	a[n] = uint_ann("function", 0);
-	a[n].has_uint_value = 0;
-	a[n++].string_value = f->name;
-	if (f->file) {
-		a[n] = uint_ann("file", 0);
-		a[n].has_uint_value = 0;
-		a[n++].string_value = f->file;
-	}
-	return meta_event(w, PERFETTO_ELIDED_EVENT, a, n);
-}
-
-static int write_stats(struct perfetto_writer *w)
-{
-	Perfetto__Protos__DebugAnnotation a[16];
-	struct trace_stats st = w->stats;
-
-	st.depth_capped += w->capped;
-	for (size_t i = 0; i < perfetto_stat_nfields; i++)
-		a[i] = uint_ann(perfetto_stat_fields[i].name,
-				*(const uint64_t *)((const char *)&st +
-						    perfetto_stat_fields[i].offset));
-	return meta_event(w, PERFETTO_STATS_EVENT, a, perfetto_stat_nfields);
-}
-
 static int pw_finish(void *ctx)
 {
 	struct perfetto_writer *w = ctx;
@@ -681,14 +466,14 @@ static int pw_finish(void *ctx)
 		return w->err ? w->err : -EALREADY;
 	w->finished = true;
 	for (size_t i = 0; i < w->nseqs && !w->err; i++)
-		flush_seq(w, w->seqs[i], true);
+		pw_flush_seq(w, w->seqs[i], true);
 	for (size_t i = 0; i < w->nelided && !w->err; i++)
 		if (w->elided[i].fid < w->nfuncs && w->funcs[w->elided[i].fid].name)
-			write_elided(w, &w->elided[i]);
+			pw_write_elided(w, &w->elided[i]);
 	if (!w->err)
-		write_stats(w);
+		pw_write_stats(w);
 	if (!w->err)
-		flush_seq(w, &w->meta, true);
+		pw_flush_seq(w, &w->meta, true);
 	return w->err;
 }
 
@@ -710,29 +495,6 @@ struct frame_sink perfetto_writer__sink(struct perfetto_writer *w)
 uint64_t perfetto_writer__bytes(const struct perfetto_writer *w)
 {
 	return w->bytes;
-}
-
-/* Sequence 1 opens the file, uncompressed, so the file is recognisable. */
-static int write_header(struct perfetto_writer *w)
-{
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	int err;
-
-	td.has_uuid = 1;
-	td.uuid = PERFETTO_META_UUID;
-	td.name = PERFETTO_META_TRACK;
-	pkt.has_sequence_flags = 1;
-	pkt.sequence_flags = SEQ_CLEARED;
-	pkt.has_first_packet_on_sequence = pkt.first_packet_on_sequence = 1;
-	pkt.track_descriptor = &td;
-	w->meta.seq_id = PERFETTO_META_SEQ;
-	if ((err = append_msg(w, &w->meta, &pkt)))
-		return err;
-	err = write_all(w, w->meta.pending.p, w->meta.pending.len);
-	w->buffered -= w->meta.pending.len;
-	w->meta.pending.len = 0;
-	return err;
 }
 
 int perfetto_writer__new(int fd, const struct perfetto_writer_opts *opts,
@@ -757,7 +519,7 @@ int perfetto_writer__new(int fd, const struct perfetto_writer_opts *opts,
 		return -ENOMEM;
 	}
 	w->z_ready = true;
-	if ((err = write_header(w))) {
+	if ((err = pw_write_header(w))) {
 		perfetto_writer__free(w);
 		return err;
 	}
