@@ -15,6 +15,7 @@
 #include "attach.h"
 #include "collector.h"
 #include "elf_object.h"
+#include "frame_filter.h"
 #include "frames.h"
 #include "launch.h"
 #include "output_file.h"
@@ -24,6 +25,8 @@
 #include "record.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
+#include "select.h"
+#include "symbol_map.h"
 #include "symbols.h"
 #include "xray_map.h"
 
@@ -35,11 +38,14 @@ struct record {
 	struct elf_object *obj;
 	struct xray_map *map;
 	struct symbols *syms;
+	bool *selected; /* by XRay id */
+	size_t nselected;
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
 	struct object_plan plan;
 	struct output_file out;
 	struct perfetto_writer *pw;
+	struct frame_filter *ff;
 	struct frame_builder *fb;
 	struct collector *col;
 	struct ring_buffer *rb;
@@ -59,11 +65,37 @@ static int fail(int err, const char *fmt, const char *a, const char *b)
 	return err < 0 ? err : -EINVAL;
 }
 
+#define MANY_SYMBOL_PROBES 10000
+
+static int select_probed(struct record *r, char *err, size_t errlen)
+{
+	struct filter *f = NULL;
+	int ret = 0;
+
+	if (r->opts->sel.n)
+		ret = select_args__filter(&r->opts->sel, elf_object__build_id(r->obj), &f, err, errlen);
+	if (!ret)
+		ret = select_functions(f, r->syms, r->map, &r->selected, &r->nselected);
+	filter__free(f);
+	if (ret)
+		return ret;
+	if (!r->nselected && !r->opts->sel.allow_empty) {
+		snprintf(err, errlen, "the filter selects none of the %zu functions of %s "
+			 "(check with 'sledtrace list -F', or pass --allow-empty)",
+			 r->map->nfuncs, r->path);
+		return -ENOENT;
+	}
+	if (r->opts->no_xray && r->nselected > MANY_SYMBOL_PROBES && !r->opts->quiet)
+		fprintf(stderr, "sledtrace: warning: probing %zu functions by symbol; every call traps "
+			"into the kernel (narrow it with -F)\n", r->nselected);
+	return 0;
+}
+
 int record__open(const struct record_opts *opts, struct record **out)
 {
 	struct symbols_opts so = { .mangled = opts->mangled };
 	struct record *r = calloc(1, sizeof(*r));
-	char err[512];
+	char err[8192];
 	int ret;
 
 	if (!r)
@@ -78,10 +110,14 @@ int record__open(const struct record_opts *opts, struct record **out)
 		return fail(ret, "%s: %s", opts->argv[0],
 			    ret == -ENOENT ? "command not found" : strerror(-ret));
 	ret = elf_object__open(r->path, &r->obj, err, sizeof(err));
-	if (!ret)
+	if (!ret && opts->no_xray)
+		ret = symbol_map__build(r->obj, &r->map, err, sizeof(err));
+	else if (!ret)
 		ret = xray_map__load(r->obj, &r->map, err, sizeof(err));
 	if (!ret)
 		ret = symbols__load(r->obj, r->map, &so, &r->syms, err, sizeof(err));
+	if (!ret)
+		ret = select_probed(r, err, sizeof(err));
 	if (ret)
 		return fail(ret, "%s", err, NULL);
 	return 0;
@@ -167,6 +203,15 @@ static int open_output(struct record *r)
 	if (ret)
 		return fail(ret, "cannot start the trace writer: %s", strerror(-ret), NULL);
 	sink = perfetto_writer__sink(r->pw);
+	if (r->opts->max_depth || r->opts->min_duration_ns) {
+		struct frame_filter_opts fo = { .max_depth = r->opts->max_depth,
+						.min_duration_ns = r->opts->min_duration_ns };
+
+		ret = frame_filter__new(&sink, &fo, &r->ff);
+		if (ret)
+			return fail(ret, "out of memory", NULL, NULL);
+		sink = frame_filter__sink(r->ff);
+	}
 	r->fb = frame_builder__new(&sink);
 	if (!r->fb)
 		return fail(-ENOMEM, "out of memory", NULL, NULL);
@@ -190,7 +235,8 @@ static int queue_and_attach(struct record *r)
 	char err[1024];
 	int ret;
 
-	ret = probe_plan__queue(r->att, &progs, r->obj, r->map, 0, r->opts->exits, NULL, &r->plan);
+	ret = probe_plan__queue(r->att, &progs, r->obj, r->map, 0, r->opts->exits, r->selected,
+				&r->plan);
 	if (ret)
 		return fail(ret, "cannot plan probes: %s", strerror(-ret), NULL);
 	ret = attacher__attach(r->att, err, sizeof(err));
@@ -338,10 +384,12 @@ void record__free(struct record *r)
 	ring_buffer__free(r->rb);
 	collector__free(r->col);
 	frame_builder__free(r->fb);
+	frame_filter__free(r->ff);
 	perfetto_writer__free(r->pw);
 	attacher__free(r->att);
 	sledtrace_bpf__destroy(r->skel);
 	symbols__free(r->syms);
+	free(r->selected);
 	xray_map__free(r->map);
 	elf_object__free(r->obj);
 	free(r);

@@ -22,6 +22,14 @@ static void usage(FILE *f)
 		"                        infer: entry probes only, exits inferred (fastest)\n"
 		"      --attach=MODE     auto (default), multi (uprobe_multi), perf (one per probe)\n"
 		"      --ring-size=SIZE  BPF ring buffer size, power of two (default 64M)\n"
+		"  -F, --filter REGEX    trace functions matching REGEX (POSIX ERE; repeatable)\n"
+		"  -N, --exclude REGEX   never trace functions matching REGEX (wins over -F)\n"
+		"      --filter-file F   patterns from F (see 'sledtrace filter')\n"
+		"      --allow-empty     a filter that selects nothing is not an error\n"
+		"      --max-depth N     leave out calls nested deeper than N (counted)\n"
+		"      --min-duration D  leave out calls shorter than D: 500ns, 2us, 1ms (counted)\n"
+		"      --no-xray         no sleds: probe function symbols (entry + return)\n"
+		"      --all             with --no-xray, every function (default needs -F)\n"
 		"      --mangled         keep raw symbol names\n"
 		"  -q, --quiet           no status line, no summary\n");
 }
@@ -54,14 +62,75 @@ static int parse_enum(const char *arg, const char *const names[], int n, int *ou
 	return -EINVAL;
 }
 
-enum { OPT_EXIT = 256, OPT_ATTACH, OPT_RING, OPT_MANGLED };
+enum {
+	OPT_EXIT = 256, OPT_ATTACH, OPT_RING, OPT_MANGLED, OPT_FILTER_FILE, OPT_ALLOW_EMPTY,
+	OPT_MAX_DEPTH, OPT_MIN_DURATION, OPT_NO_XRAY, OPT_ALL,
+};
+
+/* "2us", "500ns", "1.5ms", "1s"; a bare number is nanoseconds. */
+static int parse_duration(const char *s, uint64_t *out)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 },
+	};
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			*out = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse_selection(struct record_opts *o, int c, const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	switch (c) {
+	case 'F':
+	case 'N':
+		return select_args__add(&o->sel, (char)c, arg) ? -E2BIG : 0;
+	case OPT_FILTER_FILE:
+		return select_args__add(&o->sel, 'f', arg) ? -E2BIG : 0;
+	case OPT_ALLOW_EMPTY:
+		o->sel.allow_empty = true;
+		return 0;
+	case OPT_NO_XRAY:
+		o->no_xray = true;
+		return 0;
+	case OPT_ALL:
+		o->all = true;
+		return 0;
+	case OPT_MAX_DEPTH:
+		v = strtoul(arg, &end, 10);
+		if (*end || end == arg || v == 0 || v > 1000000)
+			break;
+		o->max_depth = (uint32_t)v;
+		return 0;
+	case OPT_MIN_DURATION:
+		if (parse_duration(arg, &o->min_duration_ns))
+			break;
+		return 0;
+	default:
+		return 1; /* not a selection option */
+	}
+	fprintf(stderr, "sledtrace: bad value '%s' (see 'sledtrace record --help')\n", arg);
+	return -EINVAL;
+}
 
 static int parse_one(struct record_opts *o, int c, const char *arg)
 {
 	static const char *const exits[] = { "auto", "sled", "uretprobe", "infer" };
 	static const char *const attach[] = { "auto", "multi", "perf" };
-	int v;
+	int v = parse_selection(o, c, arg);
 
+	if (v <= 0)
+		return v;
 	switch (c) {
 	case 'o':
 		o->output = arg;
@@ -104,6 +173,14 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		{ "attach", required_argument, NULL, OPT_ATTACH },
 		{ "ring-size", required_argument, NULL, OPT_RING },
 		{ "mangled", no_argument, NULL, OPT_MANGLED },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "exclude", required_argument, NULL, 'N' },
+		{ "filter-file", required_argument, NULL, OPT_FILTER_FILE },
+		{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
+		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
+		{ "no-xray", no_argument, NULL, OPT_NO_XRAY },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ 0 },
 	};
 	int c;
@@ -111,7 +188,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 	*o = (struct record_opts){ .output = "sledtrace.pftrace", .ring_size = DEFAULT_RING };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:qhF:N:", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 1;
@@ -129,5 +206,14 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		return -EINVAL;
 	}
 	o->argv = argv + optind;
+	if (o->no_xray && !o->all && !o->sel.n) {
+		fprintf(stderr, "sledtrace: record: --no-xray probes every function symbol: "
+			"choose some with -F REGEX, or say --all\n");
+		return -EINVAL;
+	}
+	if (o->no_xray && o->exits == EXIT_SLED) {
+		fprintf(stderr, "sledtrace: record: --exit=sled needs XRay exit sleds; not with --no-xray\n");
+		return -EINVAL;
+	}
 	return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "attach.h"
 #include "probe_plan.h"
+#include "select.h"
 
 struct record_opts {
 	const char *output;
@@ -18,6 +19,11 @@ struct record_opts {
 	uint64_t ring_size;
 	bool quiet;
 	bool mangled;
+	struct select_args sel;   /* -F, -N, --filter-file, --allow-empty */
+	uint32_t max_depth;       /* 0: unlimited */
+	uint64_t min_duration_ns; /* 0: keep every call */
+	bool no_xray;             /* probe symbols, not sleds */
+	bool all;                 /* --no-xray without a filter */
 	char **argv; /* the command, NULL-terminated */
 };
 
