@@ -207,8 +207,7 @@ static int close_below(struct collector *c, struct cthread *t, uint64_t sp,
 		int err = frame_builder__leave(c->fb, t->fbt, ts, FRAME_INFERRED);
 
 		if (err)
-			return err;
-		c->st.inferred_exits++;
+			return err; /* the builder counts inferred exits */
 	}
 	return 0;
 }

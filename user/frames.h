@@ -105,7 +105,9 @@ const struct frame *frame_builder__top(const struct fb_thread *t); /* NULL if em
 int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t,
 			  uint32_t fid, uint64_t calls, uint64_t total_ns);
 /* Closes every open frame as FRAME_UNFINISHED at its thread's last
- * timestamp, then calls stats() and finish(). */
+ * timestamp, adds the builder's own counts (inferred_exits, unfinished,
+ * leaves on an empty stack as unmatched_exits) to *st - producers must not
+ * count those themselves - then calls stats() and finish(). */
 int frame_builder__finish(struct frame_builder *fb, struct trace_stats *st);
 
 #endif
