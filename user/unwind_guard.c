@@ -1,1 +1,0 @@
-/* unwind_guard.c: placeholder until this module lands. */
