@@ -13,6 +13,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set by the collector before load. */
 const volatile __u64 wakeup_bytes = 256 * 1024; /* adaptive wakeup threshold */
 const volatile bool filter_tgids = false;       /* check tgids map */
+const volatile bool no_events = false;          /* benchmark floor: probe, emit nothing */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -58,7 +59,7 @@ static __always_inline int emit(struct pt_regs *ctx)
 	__u32 tgid = id >> 32;
 	struct sled_event *e;
 
-	if (filter_tgids && !bpf_map_lookup_elem(&tgids, &tgid))
+	if (no_events || (filter_tgids && !bpf_map_lookup_elem(&tgids, &tgid)))
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 
@@ -53,9 +54,18 @@ struct record {
 	struct progress prog;
 	int epfd;
 	int status;
+	uint64_t attach_ns;
 	int cb_err;
 	bool child_done;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static int fail(int err, const char *fmt, const char *a, const char *b)
 {
@@ -149,6 +159,7 @@ int record__load(struct record *r)
 	if (!r->skel)
 		return fail(-errno, "cannot open the BPF object: %s", strerror(errno), NULL);
 	r->skel->rodata->wakeup_bytes = r->opts->ring_size / 4;
+	r->skel->rodata->no_events = r->opts->no_events;
 	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ring_size);
 	if (!err)
 		err = attacher__new(&ao, &r->att);
@@ -233,13 +244,16 @@ static int queue_and_attach(struct record *r)
 		.tail = r->skel->progs.on_tail, .ret = r->skel->progs.on_ret,
 	};
 	char err[1024];
+	uint64_t t0;
 	int ret;
 
 	ret = probe_plan__queue(r->att, &progs, r->obj, r->map, 0, r->opts->exits, r->selected,
 				&r->plan);
 	if (ret)
 		return fail(ret, "cannot plan probes: %s", strerror(-ret), NULL);
+	t0 = now_ns();
 	ret = attacher__attach(r->att, err, sizeof(err));
+	r->attach_ns = now_ns() - t0;
 	if (ret)
 		return fail(ret, "%s", err, NULL);
 	return 0;
@@ -268,8 +282,8 @@ int record__start(struct record *r)
 		return fail(ret, "cannot run %s: %s", r->path, strerror(-ret));
 	}
 	if (!r->opts->quiet)
-		fprintf(stderr, "sledtrace: %zu functions, %zu probes attached (%s, exits: %s)\n",
-			r->plan.functions, attacher__probe_count(r->att),
+		fprintf(stderr, "sledtrace: %zu functions, %zu probes attached in %.1f ms (%s, exits: %s)\n",
+			r->plan.functions, attacher__probe_count(r->att), (double)r->attach_ns / 1e6,
 			attacher__mode(r->att) == ATTACH_MULTI ? "uprobe_multi" : "perf events",
 			probe_plan__exit_name(r->plan.exits));
 	return 0;
@@ -372,6 +386,20 @@ int record__finish(struct record *r)
 	return r->status;
 }
 
+/* Detaching perf-event uprobes waits for an RCU grace period per probe, so
+ * it can take long: benchmarks ask for the time (SLEDTRACE_TIMING=1). */
+static void detach(struct record *r)
+{
+	size_t n = r->att ? attacher__probe_count(r->att) : 0;
+	uint64_t t0 = now_ns();
+
+	attacher__free(r->att);
+	r->att = NULL;
+	if (n && getenv("SLEDTRACE_TIMING"))
+		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
+			(double)r->attach_ns / 1e6, (double)(now_ns() - t0) / 1e6, n);
+}
+
 void record__free(struct record *r)
 {
 	if (!r)
@@ -386,7 +414,7 @@ void record__free(struct record *r)
 	frame_builder__free(r->fb);
 	frame_filter__free(r->ff);
 	perfetto_writer__free(r->pw);
-	attacher__free(r->att);
+	detach(r);
 	sledtrace_bpf__destroy(r->skel);
 	symbols__free(r->syms);
 	free(r->selected);

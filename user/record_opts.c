@@ -31,6 +31,7 @@ static void usage(FILE *f)
 		"      --no-xray         no sleds: probe function symbols (entry + return)\n"
 		"      --all             with --no-xray, every function (default needs -F)\n"
 		"      --mangled         keep raw symbol names\n"
+		"      --no-events       benchmarks: probes fire but record nothing (cost floor)\n"
 		"  -q, --quiet           no status line, no summary\n");
 }
 
@@ -64,7 +65,7 @@ static int parse_enum(const char *arg, const char *const names[], int n, int *ou
 
 enum {
 	OPT_EXIT = 256, OPT_ATTACH, OPT_RING, OPT_MANGLED, OPT_FILTER_FILE, OPT_ALLOW_EMPTY,
-	OPT_MAX_DEPTH, OPT_MIN_DURATION, OPT_NO_XRAY, OPT_ALL,
+	OPT_MAX_DEPTH, OPT_MIN_DURATION, OPT_NO_XRAY, OPT_ALL, OPT_NO_EVENTS,
 };
 
 /* "2us", "500ns", "1.5ms", "1s"; a bare number is nanoseconds. */
@@ -105,6 +106,9 @@ static int parse_selection(struct record_opts *o, int c, const char *arg)
 		return 0;
 	case OPT_ALL:
 		o->all = true;
+		return 0;
+	case OPT_NO_EVENTS:
+		o->no_events = true;
 		return 0;
 	case OPT_MAX_DEPTH:
 		v = strtoul(arg, &end, 10);
@@ -181,6 +185,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
 		{ "no-xray", no_argument, NULL, OPT_NO_XRAY },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "no-events", no_argument, NULL, OPT_NO_EVENTS },
 		{ 0 },
 	};
 	int c;
