@@ -1,62 +1,97 @@
 /* cmd_list.c: `sledtrace list OBJECT`, the instrumented functions of one
- * object with their sled counts.  It is the quickest way to check that a
- * build has sleds and what `record` would attach to. */
+ * object with their sled counts and source locations, and how many a filter
+ * selects.  It is the quickest way to check that a build has sleds and what
+ * `record` would attach to with the same -F/-N/--filter-file options. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "elf_object.h"
+#include "select.h"
+#include "symbol_map.h"
 #include "symbols.h"
 #include "xray_map.h"
 
 struct list_args {
 	const char *path;
-	bool mangled;
+	bool mangled, no_xray;
+	struct select_args sel;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sledtrace list OBJECT [--mangled]\n"
+		"usage: sledtrace list OBJECT [-F REGEX]... [-N REGEX]... [--filter-file F] [--mangled]\n"
 		"\n"
 		"Lists the XRay-instrumented functions of OBJECT (an executable or shared\n"
-		"library): XRay function id, address, sleds (entry/exit/tail), name.\n"
+		"library): XRay function id, address, sleds (entry/exit/tail), name and\n"
+		"source location, then how many functions the filter selects.\n"
 		"\n"
 		"options:\n"
-		"  --mangled   show raw symbol names instead of demangled ones\n"
-		"  -h, --help  show this help\n");
+		"  -F, --filter REGEX    only functions matching REGEX (POSIX ERE; repeatable)\n"
+		"  -N, --exclude REGEX   not functions matching REGEX (wins over -F)\n"
+		"      --filter-file F   patterns from a filter file\n"
+		"      --no-xray         list function symbols (what record --no-xray probes)\n"
+		"      --mangled         show raw symbol names instead of demangled ones\n"
+		"  -h, --help            show this help\n");
+}
+
+enum { OPT_MANGLED = 256, OPT_FILTER_FILE, OPT_NO_XRAY };
+
+static int parse_one(struct list_args *a, int c, char **argv)
+{
+	switch (c) {
+	case OPT_MANGLED:
+		a->mangled = true;
+		return 0;
+	case OPT_NO_XRAY:
+		a->no_xray = true;
+		return 0;
+	case 'F':
+	case 'N':
+	case OPT_FILTER_FILE:
+		if (!select_args__add(&a->sel, c == OPT_FILTER_FILE ? 'f' : (char)c, optarg))
+			return 0;
+		fprintf(stderr, "sledtrace: list: too many filter options\n");
+		return 2;
+	case ':':
+		fprintf(stderr, "sledtrace: list: option '%s' needs a value\n", argv[optind - 1]);
+		return 2;
+	default:
+		fprintf(stderr, "sledtrace: list: unknown option '%s' (try 'sledtrace list --help')\n",
+			argv[optind - 1]);
+		return 2;
+	}
 }
 
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct list_args *a)
 {
 	static const struct option opts[] = {
-		{ "mangled", no_argument, NULL, 'm' },
+		{ "mangled", no_argument, NULL, OPT_MANGLED },
+		{ "no-xray", no_argument, NULL, OPT_NO_XRAY },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "exclude", required_argument, NULL, 'N' },
+		{ "filter-file", required_argument, NULL, OPT_FILTER_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int c;
+	int c, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hF:N:", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
 		}
-		if (c == 'm') {
-			a->mangled = true;
-			continue;
-		}
-		if (optopt)
-			fprintf(stderr, "sledtrace: list: unknown option '-%c' (try 'sledtrace list --help')\n",
-				optopt);
-		else
-			fprintf(stderr, "sledtrace: list: unknown option '%s' (try 'sledtrace list --help')\n",
-				argv[optind - 1]);
-		return 2;
+		ret = parse_one(a, c, argv);
+		if (ret)
+			return ret;
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "sledtrace: list: %s (try 'sledtrace list --help')\n",
@@ -67,51 +102,84 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 	return -1;
 }
 
-static void print_table(const struct xray_map *map, const struct symbols *syms)
+static void print_row(const struct xray_function *f, const struct symbol_info *si)
+{
+	char counts[40], loc[512] = "";
+
+	snprintf(counts, sizeof(counts), "%" PRIu32 "/%" PRIu32 "/%" PRIu32, f->nentry, f->nexit,
+		 f->ntail);
+	if (si->file)
+		snprintf(loc, sizeof(loc), "  %s:%" PRIu32, si->file, si->line);
+	printf("%6" PRIu32 "  0x%-16" PRIx64 "  %-11s  %s%s\n", f->id, f->addr, counts, si->name,
+	       loc);
+}
+
+static void print_table(const struct xray_map *map, const struct symbols *syms,
+			const bool *selected, size_t nselected, bool filtered)
 {
 	size_t entry = 0, exit = 0, tail = 0;
 
-	printf("%6s  %-18s  %-11s  %s\n", "ID", "ADDRESS", "SLEDS E/X/T", "NAME");
+	printf("%6s  %-18s  %-11s  %s\n", "ID", "ADDRESS", "SLEDS E/X/T", "NAME  LOCATION");
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
-		const struct symbol_info *si = symbols__get(syms, f->id);
-		char counts[40];
 
-		snprintf(counts, sizeof(counts), "%" PRIu32 "/%" PRIu32 "/%" PRIu32,
-			 f->nentry, f->nexit, f->ntail);
-		printf("%6" PRIu32 "  0x%-16" PRIx64 "  %-11s  %s\n", f->id, f->addr, counts,
-		       si ? si->name : "?");
+		if (!selected[f->id])
+			continue;
+		print_row(f, symbols__get(syms, f->id));
 		entry += f->nentry;
 		exit += f->nexit;
 		tail += f->ntail;
 	}
-	printf("%zu functions, %zu sleds (%zu entry, %zu exit, %zu tail, %zu ignored)\n",
-	       map->nfuncs, map->nsleds + map->ignored_sleds, entry, exit, tail,
-	       map->ignored_sleds);
+	if (filtered)
+		printf("%zu of %zu functions selected, %zu sleds (%zu entry, %zu exit, %zu tail)\n",
+		       nselected, map->nfuncs, entry + exit + tail, entry, exit, tail);
+	else
+		printf("%zu functions, %zu sleds (%zu entry, %zu exit, %zu tail, %zu ignored)\n",
+		       map->nfuncs, map->nsleds + map->ignored_sleds, entry, exit, tail,
+		       map->ignored_sleds);
+}
+
+static int load(struct list_args *a, struct elf_object *obj, struct xray_map **map,
+		struct symbols **syms, bool **selected, size_t *nselected, char *err, size_t len)
+{
+	struct symbols_opts sopts = { .mangled = a->mangled };
+	struct filter *f = NULL;
+	int ret;
+
+	ret = a->no_xray ? symbol_map__build(obj, map, err, len) : xray_map__load(obj, map, err, len);
+	if (!ret)
+		ret = symbols__load(obj, *map, &sopts, syms, err, len);
+	if (!ret && a->sel.n)
+		ret = select_args__filter(&a->sel, elf_object__build_id(obj), &f, err, len);
+	if (!ret)
+		ret = select_functions(f, *syms, *map, selected, nselected);
+	if (ret == -ENOMEM)
+		snprintf(err, len, "out of memory");
+	filter__free(f);
+	return ret;
 }
 
 int cmd_list(int argc, char **argv)
 {
 	struct list_args a = { 0 };
-	struct symbols_opts sopts = { .no_srcloc = true };
 	struct elf_object *obj = NULL;
 	struct xray_map *map = NULL;
 	struct symbols *syms = NULL;
-	char err[512];
+	bool *selected = NULL;
+	size_t nselected = 0;
+	char err[8192];
 	int ret = parse_args(argc, argv, &a);
 
 	if (ret >= 0)
 		return ret;
-	sopts.mangled = a.mangled;
 	ret = elf_object__open(a.path, &obj, err, sizeof(err));
 	if (!ret)
-		ret = xray_map__load(obj, &map, err, sizeof(err));
-	if (!ret)
-		ret = symbols__load(obj, map, &sopts, &syms, err, sizeof(err));
+		ret = load(&a, obj, &map, &syms, &selected, &nselected, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "sledtrace: %s\n", err);
 	else
-		print_table(map, syms);
+		print_table(map, syms, selected, nselected, a.sel.n > 0);
+	free(selected);
 	symbols__free(syms);
 	xray_map__free(map);
 	elf_object__free(obj);
