@@ -112,9 +112,57 @@ static const char *bracket_end(const char *s)
 /* glibc reads "\d" as a plain 'd', so a Perl habit would silently match
  * the wrong names.  Only glibc's word and space escapes are letters that
  * mean something. */
-static int check_escapes(const char *regex, char *err, size_t errlen)
+static int check_escape(const char *regex, const char *p, char *err, size_t errlen)
 {
+	if (isalpha((unsigned char)p[1]) && !strchr("wWsSbB", p[1])) {
+		snprintf(err, errlen,
+			 "bad regex '%s': '\\%c' is not a POSIX extended regex escape "
+			 "(use [0-9] for digits)", regex, p[1]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* glibc's regcomp copies the subtree of every repetition: stacked
+ * quantifiers ("a++", "x{9}{9}") and large bounded repeats multiply its
+ * memory (a 30-byte pattern took over 2 GB).  Names never need them. */
+#define MAX_REPEAT 1000
+
+static int check_repeat(const char *regex, const char *p, bool after_quantifier,
+			unsigned long *product, char *err, size_t errlen)
+{
+	unsigned long bound = 2;
+
+	if (after_quantifier) {
+		snprintf(err, errlen, "bad regex '%s': stacked repetition at offset %ld "
+			 "(write one quantifier)", regex, (long)(p - regex));
+		return -EINVAL;
+	}
+	if (*p == '{') {
+		const char *q = p + 1;
+
+		bound = strtoul(q, (char **)&q, 10);
+		if (*q == ',')
+			bound = isdigit((unsigned char)q[1]) ? strtoul(q + 1, NULL, 10) : 2;
+	}
+	*product *= bound ? bound : 1;
+	if (*product > MAX_REPEAT) {
+		snprintf(err, errlen, "bad regex '%s': repetition too large at offset %ld "
+			 "(at most %d copies in all)", regex, (long)(p - regex), MAX_REPEAT);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_syntax(const char *regex, char *err, size_t errlen)
+{
+	unsigned long product = 1;
+	bool after_quantifier = false;
+
 	for (const char *p = regex; *p; p++) {
+		bool quantifier = false;
+		int ret = 0;
+
 		if (*p == '[') {
 			const char *end = bracket_end(p);
 
@@ -122,14 +170,17 @@ static int check_escapes(const char *regex, char *err, size_t errlen)
 				return 0; /* regcomp reports it */
 			p = end;
 		} else if (*p == '\\' && p[1]) {
-			if (isalpha((unsigned char)p[1]) && !strchr("wWsSbB", p[1])) {
-				snprintf(err, errlen,
-					 "bad regex '%s': '\\%c' is not a POSIX extended regex escape "
-					 "(use [0-9] for digits)", regex, p[1]);
-				return -EINVAL;
-			}
+			ret = check_escape(regex, p, err, errlen);
 			p++;
+		} else if (strchr("*+?{", *p) && p != regex) {
+			quantifier = true;
+			ret = check_repeat(regex, p, after_quantifier, &product, err, errlen);
+			if (*p == '{' && strchr(p, '}'))
+				p = strchr(p, '}');
 		}
+		if (ret)
+			return ret;
+		after_quantifier = quantifier;
 	}
 	return 0;
 }
@@ -144,7 +195,7 @@ int filter__add(struct filter *f, const char *regex, bool exclude, char *err, si
 			 *regex ? "contains a newline" : "empty (it would match everything)");
 		return -EINVAL;
 	}
-	code = check_escapes(regex, err, errlen);
+	code = check_syntax(regex, err, errlen);
 	if (code)
 		return code;
 	if (f->n == f->cap) {

@@ -122,6 +122,23 @@ static void test_regex_errors(void **state)
 	filter__free(f);
 }
 
+/* Found by fuzzing: stacked quantifiers made glibc's regcomp take > 2 GB. */
+static void test_regex_blowup_rejected(void **state)
+{
+	struct filter *f = filter__new();
+
+	(void)state;
+	assert_int_equal(filter__add(f, "\\(+++++++++++++++++++++++++b", false, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "stacked repetition at offset 3"));
+	assert_int_equal(filter__add(f, "x{9}{9}", false, err, sizeof(err)), -EINVAL);
+	assert_int_equal(filter__add(f, "(a{40}){40}", false, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "repetition too large"));
+	assert_int_equal(filter__add(f, "^ab*c?d+e{2,5}$", false, err, sizeof(err)), 0);
+	assert_int_equal(filter__count(f), 1);
+	filter__free(f);
+}
+
 static void write_text(const char *path, const char *text)
 {
 	FILE *fp = fopen(path, "w");
@@ -256,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_mangled_or_demangled),
 		cmocka_unit_test(test_exact),
 		cmocka_unit_test(test_regex_errors),
+		cmocka_unit_test(test_regex_blowup_rejected),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_stale_build_id),
 		cmocka_unit_test(test_load_errors),
