@@ -9,12 +9,19 @@ Runs a fixture untraced, then under `sledtrace record`, and checks that
      calls for (tid, function), and no calls of any function on any thread
      the fixture did not report.
 
+Names may hold blanks (C++: `COUNT 7 Dog::sound() const 8`).  A fixture may
+also print `STAT <name> <n>` lines; then the `stats:` line of the table
+report must say `<name>=<n>` (max_depth_dropped, short_dropped, ...).
+
 With --expect-signal the traced target is expected to die by that signal
 (the uretprobe + C++ exception hazard); then the trace must still be
 readable and hold no more calls per function than a full untraced run.
 
 Usage: check_counts.py --sledtrace PATH [--exit MODE] [--attach MODE]
-         [--expect-status N | --expect-signal NAME] -- FIXTURE [ARGS...]
+         [--expect-status N | --expect-signal NAME] [--record-arg=ARG]...
+         [--exact-names] -- FIXTURE [ARGS...]
+--record-arg passes ARG on to `sledtrace record` (e.g. --record-arg=-Fleaf);
+--exact-names compares whole display names, parameter lists included.
 Python 3 standard library only.
 """
 
@@ -29,7 +36,8 @@ import sys
 import tempfile
 
 REPORT_HEADER = "tid\tfunction\tcalls\ttotal_ns\tself_ns"
-COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
+COUNT_RE = re.compile(r"^COUNT (\d+) (\S.*?) (\d+)$")
+STAT_RE = re.compile(r"^STAT ([a-z_]+) (\d+)$")
 
 
 class CheckFailed(Exception):
@@ -81,7 +89,13 @@ def base_name(func):
     return func[:i] if i > 0 else func
 
 
-def parse_report(text):
+def parse_stats_lines(stdout):
+    """The fixture's `STAT <name> <n>` lines -> {name: n}."""
+    return {m.group(1): int(m.group(2))
+            for m in map(STAT_RE.match, stdout.splitlines()) if m}
+
+
+def parse_report(text, exact_names=False):
     """The TSV report -> {(tid, function): (calls, total_ns, self_ns)}."""
     lines = text.splitlines()
     if not lines or lines[0] != REPORT_HEADER:
@@ -99,7 +113,7 @@ def parse_report(text):
         except ValueError:
             raise CheckFailed("report line %d is not numeric where it should be: %r"
                               % (num, line))
-        func = base_name(fields[1])
+        func = fields[1] if exact_names else base_name(fields[1])
         if calls < 0 or total < 0 or self_ns < 0 or self_ns > total:
             raise CheckFailed("report line %d is inconsistent (negative, or self > total): %r"
                               % (num, line))
@@ -109,12 +123,31 @@ def parse_report(text):
     return rows
 
 
-def get_report(sledtrace, trace, timeout):
+def get_report(sledtrace, trace, timeout, exact_names=False):
     argv = [sledtrace, "report", "--by-thread", "--format=tsv", trace]
     status, out, err = run(argv, timeout, "sledtrace report")
     if status != 0:
         raise CheckFailed("`%s` exited %d\n--- stderr ---\n%s" % (" ".join(argv), status, err))
-    return parse_report(out), out
+    return parse_report(out, exact_names), out
+
+
+def get_stats(sledtrace, trace, timeout):
+    """The `stats:` line of the table report -> {name: n}."""
+    argv = [sledtrace, "report", trace]
+    status, out, err = run(argv, timeout, "sledtrace report")
+    if status != 0:
+        raise CheckFailed("`%s` exited %d\n--- stderr ---\n%s" % (" ".join(argv), status, err))
+    lines = [l for l in out.splitlines() if l.startswith("stats:")]
+    if len(lines) != 1:
+        raise CheckFailed("the table report has %d `stats:` lines, expected 1:\n%s"
+                          % (len(lines), out))
+    stats = {}
+    for field in lines[0].split()[1:]:
+        name, _, value = field.partition("=")
+        if not value.isdigit():
+            raise CheckFailed("malformed stats field %r in %r" % (field, lines[0]))
+        stats[name] = int(value)
+    return stats, out
 
 
 def compare_counts(expected, rows):
@@ -141,6 +174,10 @@ def main():
     ap.add_argument("--expect-signal", default=None,
                     help="the traced fixture must die by this signal (e.g. SIGABRT)")
     ap.add_argument("--timeout", type=float, default=600, help="per command, seconds")
+    ap.add_argument("--record-arg", action="append", default=[], metavar="ARG",
+                    help="pass ARG on to sledtrace record (repeatable; write --record-arg=-F...)")
+    ap.add_argument("--exact-names", action="store_true",
+                    help="compare whole display names (default: up to the first '(')")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
@@ -176,6 +213,7 @@ def check(args, cmd):
             argv.append("--exit=" + args.exit_mode)
         if args.attach:
             argv.append("--attach=" + args.attach)
+        argv += args.record_arg
         argv += ["--"] + cmd
         print("running: " + " ".join(argv))
         status, out, err = run(argv, args.timeout, "sledtrace record")
@@ -198,12 +236,21 @@ def check(args, cmd):
         if not os.path.isfile(trace) or os.path.getsize(trace) == 0:
             raise CheckFailed("sledtrace record left no trace (or an empty one) at " + trace)
 
-        rows, report = get_report(args.sledtrace, trace, args.timeout)
+        rows, report = get_report(args.sledtrace, trace, args.timeout, args.exact_names)
         problems = compare_counts(counts, rows)
         if problems:
             raise CheckFailed("call counts differ between the fixture and the trace:\n"
                               + "\n".join(problems) + "\n--- report ---\n" + report.rstrip())
         print("%d (tid, function) counts match exactly" % len(counts))
+        expected_stats = parse_stats_lines(out)
+        if expected_stats:
+            stats, table = get_stats(args.sledtrace, trace, args.timeout)
+            bad = ["  %s: fixture %d, report %s" % (k, v, stats.get(k, "missing"))
+                   for k, v in sorted(expected_stats.items()) if stats.get(k) != v]
+            if bad:
+                raise CheckFailed("trace stats differ from the fixture's:\n" + "\n".join(bad)
+                                  + "\n--- report ---\n" + table.rstrip())
+            print("stats match: " + " ".join("%s=%d" % kv for kv in sorted(expected_stats.items())))
 
 
 def check_killed(args, trace, status, ref_counts):
