@@ -187,9 +187,13 @@ static int add_list_line(struct filter *f, char *line, const struct known_names 
 			 const char *object, size_t *nwarnings, char *err, size_t errlen)
 {
 	bool exclude;
+	size_t n;
 
+	/* Blanks at either end are not part of a name (as in filter files). */
 	line[strcspn(line, "\r\n")] = '\0';
 	line += strspn(line, " \t");
+	for (n = strlen(line); n && (line[n - 1] == ' ' || line[n - 1] == '\t'); n--)
+		line[n - 1] = '\0';
 	if (!*line || *line == '#')
 		return 0;
 	exclude = *line == '!';
