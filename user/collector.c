@@ -7,9 +7,12 @@
  * that owned slot S (a sibling or a tail-called function now owns it).
  *
  * Uretprobe exits of tail calls come in chains: when f tail-calls g the
- * kernel reports g's return and then f's, both at g's slot.  f was already
- * closed by its TAIL sled, so its RET is expected, not unmatched: such
- * frames are remembered in a small per-thread list until consumed. */
+ * kernel reports g's return and then f's, both at the same slot.  f was
+ * already closed by its TAIL sled, so its RET is expected, not unmatched:
+ * each thread counts, per slot, the returns still owed to tail-closed
+ * frames (the kernel delivers at most 64 of a chain; the rest are never
+ * owed in practice and the count is dropped once the stack unwinds past
+ * the slot). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +26,8 @@
 #define TAIL_PENDING 8
 
 struct tail_pending {
-	uint32_t fid;
 	uint64_t sp;
+	uint64_t owed; /* chained returns still to come at sp */
 };
 
 struct cthread {
@@ -212,24 +215,27 @@ static int close_below(struct collector *c, struct cthread *t, uint64_t sp,
 	return 0;
 }
 
-static void remember_tail(struct cthread *t, uint32_t fid, uint64_t sp)
+static void remember_tail(struct cthread *t, uint64_t sp)
 {
+	for (unsigned i = 0; i < t->npend; i++)
+		if (t->pend[i].sp == sp) {
+			t->pend[i].owed++;
+			return;
+		}
 	if (t->npend == TAIL_PENDING) {
 		memmove(t->pend, t->pend + 1, sizeof(t->pend[0]) * (TAIL_PENDING - 1));
 		t->npend--;
 	}
-	t->pend[t->npend].fid = fid;
 	t->pend[t->npend].sp = sp;
+	t->pend[t->npend].owed = 1;
 	t->npend++;
 }
 
-static bool consume_tail(struct cthread *t, uint32_t fid, uint64_t sp)
+static bool consume_tail(struct cthread *t, uint64_t sp)
 {
-	for (unsigned i = t->npend; i-- > 0;)
-		if (t->pend[i].fid == fid && t->pend[i].sp == sp) {
-			memmove(t->pend + i, t->pend + i + 1,
-				sizeof(t->pend[0]) * (t->npend - i - 1));
-			t->npend--;
+	for (unsigned i = 0; i < t->npend; i++)
+		if (t->pend[i].sp == sp && t->pend[i].owed) {
+			t->pend[i].owed--;
 			return true;
 		}
 	return false;
@@ -275,11 +281,11 @@ static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uin
 	top = frame_builder__top(t->fbt);
 	if (top && top->sp == slot) {
 		if (kind == SLED_KIND_TAIL && top->fid == fid)
-			remember_tail(t, fid, slot);
+			remember_tail(t, slot);
 		return frame_builder__leave(c->fb, t->fbt, e->ts,
 					    kind == SLED_KIND_TAIL ? FRAME_TAIL : FRAME_RETURNED);
 	}
-	if (kind == SLED_KIND_RET && consume_tail(t, fid, slot))
+	if (kind == SLED_KIND_RET && consume_tail(t, slot))
 		return 0;
 	c->st.unmatched_exits++;
 	return 0;

@@ -13,6 +13,7 @@ static const struct {
 	{ "record", cmd_record, "run a command and trace its XRay-instrumented functions" },
 	{ "list", cmd_list, "list the instrumented functions of an object" },
 	{ "report", cmd_report, "per-function table (calls, total, self) of a trace" },
+	{ "convert", cmd_convert, "convert a trace (folded stacks)" },
 	{ "filter", cmd_filter, "write a filter file (regexes or exact names) for an object" },
 };
 
