@@ -33,6 +33,27 @@
 
 #define POLL_MS 50 /* drain at least this often: wakeups are batched */
 
+/* A termination signal sent to sledtrace is passed on to the command; the
+ * trace is finished when the command exits, as on any other exit. */
+static volatile sig_atomic_t pending_signal;
+
+static void on_signal(int sig)
+{
+	pending_signal = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* The terminal's ^C and ^\ reach the command too: let it decide. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+}
+
 struct record {
 	const struct record_opts *opts;
 	char path[4096];
@@ -272,10 +293,7 @@ int record__start(struct record *r)
 	ret = queue_and_attach(r);
 	if (ret)
 		return ret;
-	/* The terminal's ^C reaches the child too; we finish the trace when it
-	 * exits instead of dying with it. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
+	catch_signals();
 	ret = launch__release(&r->child);
 	if (ret) {
 		r->child.pid = -1;
@@ -345,6 +363,10 @@ int record__run(struct record *r)
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u32 == 1)
 				r->child_done = true;
+		if (pending_signal) {
+			kill(r->child.pid, pending_signal);
+			pending_signal = 0;
+		}
 		err = drain(r);
 		if (err)
 			return err;
