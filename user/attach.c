@@ -46,13 +46,18 @@ struct probe_group {
 	size_t cnt, cap;
 };
 
+/* A multi link is a bare fd; a perf link is libbpf's. */
+struct attached {
+	int fd;
+	struct bpf_link *link;
+};
+
 struct attacher {
 	struct attach_opts opts;
 	enum attach_mode mode;
 	struct probe_group *groups;
 	size_t ngroups;
-	int *link_fds;             /* multi links */
-	struct bpf_link **links;   /* perf links */
+	struct attached *links;
 	size_t nlinks, links_cap;
 	size_t nprobes;
 };
@@ -166,21 +171,14 @@ static int push_link(struct attacher *a, int fd, struct bpf_link *link)
 {
 	if (a->nlinks == a->links_cap) {
 		size_t cap = a->links_cap ? a->links_cap * 2 : 16;
-		int *fds = realloc(a->link_fds, cap * sizeof(*fds));
-		struct bpf_link **l;
+		struct attached *l = realloc(a->links, cap * sizeof(*l));
 
-		if (!fds)
-			return -ENOMEM;
-		a->link_fds = fds;
-		l = realloc(a->links, cap * sizeof(*l));
 		if (!l)
 			return -ENOMEM;
 		a->links = l;
 		a->links_cap = cap;
 	}
-	a->link_fds[a->nlinks] = fd;
-	a->links[a->nlinks] = link;
-	a->nlinks++;
+	a->links[a->nlinks++] = (struct attached){ .fd = fd, .link = link };
 	return 0;
 }
 
@@ -281,10 +279,10 @@ static void *detach_some(void *arg)
 	struct detach_slice *d = arg;
 
 	for (size_t i = d->first; i < d->a->nlinks; i += d->stride) {
-		if (d->a->links[i])
-			bpf_link__destroy(d->a->links[i]);
-		else if (d->a->link_fds[i] >= 0)
-			close(d->a->link_fds[i]);
+		if (d->a->links[i].link)
+			bpf_link__destroy(d->a->links[i].link);
+		else if (d->a->links[i].fd >= 0)
+			close(d->a->links[i].fd);
 	}
 	return NULL;
 }
@@ -322,7 +320,6 @@ void attacher__free(struct attacher *a)
 		free(a->groups[i].cookies);
 	}
 	free(a->groups);
-	free(a->link_fds);
 	free(a->links);
 	free(a);
 }
