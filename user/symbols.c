@@ -5,6 +5,7 @@
 #include "symbols.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,73 @@ static void locate_function(struct symbols *syms, size_t i, const struct xray_fu
 	}
 }
 
+/* The suffix that tells apart two functions showing the same name: the
+ * Rust legacy hash the demangler stripped, else the source location, else
+ * the address. */
+static char *distinct_name(const struct symbol_info *info, const struct xray_function *f)
+{
+	const char *m = info->mangled;
+	size_t len = strlen(m);
+	const char *base;
+	char *s = NULL;
+	int n;
+
+	if (len > 20 && !strncmp(m + len - 20, "17h", 3) && m[len - 1] == 'E' &&
+	    strcmp(info->name, m))
+		n = asprintf(&s, "%s::h%.16s", info->name, m + len - 17);
+	else if (info->file && (base = strrchr(info->file, '/')))
+		n = asprintf(&s, "%s (%s:%" PRIu32 ")", info->name, base + 1, info->line);
+	else if (info->file)
+		n = asprintf(&s, "%s (%s:%" PRIu32 ")", info->name, info->file, info->line);
+	else
+		n = asprintf(&s, "%s@0x%" PRIx64, info->name, f->addr);
+	return n < 0 ? NULL : s;
+}
+
+static int cmp_by_name(const void *a, const void *b, void *arg)
+{
+	const struct symbol_info *infos = arg;
+
+	return strcmp(infos[*(const size_t *)a].name, infos[*(const size_t *)b].name);
+}
+
+/* Traces and reports key functions by name, so two functions that show the
+ * same name (generic instances under Rust legacy mangling, static functions
+ * of one name in two files) would merge: give each its suffix. */
+static int disambiguate(struct symbols *syms, const struct xray_map *map)
+{
+	size_t *order = malloc((syms->n ? syms->n : 1) * sizeof(*order));
+	bool *dup = calloc(syms->n ? syms->n : 1, sizeof(*dup));
+	int ret = 0;
+
+	if (!order || !dup)
+		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < syms->n; i++)
+		order[i] = i;
+	if (!ret)
+		qsort_r(order, syms->n, sizeof(*order), cmp_by_name, syms->infos);
+	for (size_t i = 1; !ret && i < syms->n; i++)
+		if (!strcmp(syms->infos[order[i]].name, syms->infos[order[i - 1]].name))
+			dup[order[i]] = dup[order[i - 1]] = true;
+	for (size_t i = 0; !ret && i < syms->n; i++) {
+		char *n;
+
+		if (!dup[i])
+			continue;
+		n = distinct_name(&syms->infos[i], &map->funcs[i]);
+		if (!n) {
+			ret = -ENOMEM;
+			break;
+		}
+		free(syms->owned[i]);
+		syms->owned[i] = n;
+		syms->infos[i].name = n;
+	}
+	free(order);
+	free(dup);
+	return ret;
+}
+
 int symbols__load(struct elf_object *obj, const struct xray_map *map,
 		  const struct symbols_opts *opts, struct symbols **out,
 		  char *err, size_t errlen)
@@ -98,6 +166,8 @@ int symbols__load(struct elf_object *obj, const struct xray_map *map,
 		if (!ret)
 			locate_function(syms, i, &map->funcs[i]);
 	}
+	if (!ret)
+		ret = disambiguate(syms, map);
 	if (ret) {
 		symbols__free(syms);
 		snprintf(err, errlen, "%s: naming functions: %s", elf_object__path(obj),
