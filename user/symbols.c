@@ -77,7 +77,8 @@ static void locate_function(struct symbols *syms, size_t i, const struct xray_fu
 /* The suffix that tells apart two functions showing the same name: the
  * Rust legacy hash the demangler stripped, else the source location, else
  * the address. */
-static char *distinct_name(const struct symbol_info *info, const struct xray_function *f)
+static char *distinct_name(const struct symbol_info *info, const struct xray_function *f,
+			   bool by_address)
 {
 	const char *m = info->mangled;
 	size_t len = strlen(m);
@@ -85,8 +86,10 @@ static char *distinct_name(const struct symbol_info *info, const struct xray_fun
 	char *s = NULL;
 	int n;
 
-	if (len > 20 && !strncmp(m + len - 20, "17h", 3) && m[len - 1] == 'E' &&
-	    strcmp(info->name, m))
+	if (by_address)
+		n = asprintf(&s, "%s@0x%" PRIx64, info->name, f->addr);
+	else if (len > 20 && !strncmp(m + len - 20, "17h", 3) && m[len - 1] == 'E' &&
+		 strcmp(info->name, m))
 		n = asprintf(&s, "%s::h%.16s", info->name, m + len - 17);
 	else if (info->file && (base = strrchr(info->file, '/')))
 		n = asprintf(&s, "%s (%s:%" PRIu32 ")", info->name, base + 1, info->line);
@@ -106,8 +109,10 @@ static int cmp_by_name(const void *a, const void *b, void *arg)
 
 /* Traces and reports key functions by name, so two functions that show the
  * same name (generic instances under Rust legacy mangling, static functions
- * of one name in two files) would merge: give each its suffix. */
-static int disambiguate(struct symbols *syms, const struct xray_map *map)
+ * of one name in two files) would merge: give each its suffix.  Copies of a
+ * static inline function from one header share even file:line; a second
+ * round tells those apart by address. */
+static int disambiguate(struct symbols *syms, const struct xray_map *map, bool by_address)
 {
 	size_t *order = malloc((syms->n ? syms->n : 1) * sizeof(*order));
 	bool *dup = calloc(syms->n ? syms->n : 1, sizeof(*dup));
@@ -127,7 +132,7 @@ static int disambiguate(struct symbols *syms, const struct xray_map *map)
 
 		if (!dup[i])
 			continue;
-		n = distinct_name(&syms->infos[i], &map->funcs[i]);
+		n = distinct_name(&syms->infos[i], &map->funcs[i], by_address);
 		if (!n) {
 			ret = -ENOMEM;
 			break;
@@ -167,7 +172,9 @@ int symbols__load(struct elf_object *obj, const struct xray_map *map,
 			locate_function(syms, i, &map->funcs[i]);
 	}
 	if (!ret)
-		ret = disambiguate(syms, map);
+		ret = disambiguate(syms, map, false);
+	if (!ret)
+		ret = disambiguate(syms, map, true);
 	if (ret) {
 		symbols__free(syms);
 		snprintf(err, errlen, "%s: naming functions: %s", elf_object__path(obj),

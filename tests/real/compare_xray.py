@@ -42,12 +42,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT_HEADER = "tid\tfunction\tcalls\ttotal_ns\tself_ns"
 
 # sledtrace tells apart functions that show the same name by a suffix: the
-# source location ` (file.c:N)` or the address `@0x...`.  llvm-xray names
+# source location ` (file.c:N)`, then the address `@0x...` if that is not
+# enough (copies of one header function).  llvm-xray names
 # them alike, so counts are compared per name and same-named functions are
 # summed on both sides.  In this zstd that is one name only:
 # ZSTD_count_2segments, a static inline function of a header emitted as four
 # local copies (when more than one copy is called, the summary says so).
-DISAMBIGUATION = re.compile(r"( \([^()]+:[0-9]+\)|@0x[0-9a-f]+)$")
+DISAMBIGUATION = re.compile(r"( \([^()]+:[0-9]+\))?(@0x[0-9a-f]+)?$")
 
 # XRay basic mode.  func_duration_threshold_us=0: the default (5 us) drops
 # short calls.  max_stack_depth: basic mode silently drops entries nested
