@@ -30,7 +30,7 @@ from check_counts import (CheckFailed, compare_counts, get_report,  # noqa: E402
 
 TIMEOUT = 60
 ATTACH_RE = re.compile(r"^sledtrace: (\d+) functions, (\d+) probes attached in [0-9.]+ ms "
-                       r"\((uprobe_multi|perf events), exits: (\w+)\)$")
+                       r"\((uprobe_multi|perf events), exits: ([^)]+)\)$")
 
 
 class Ctx:
@@ -328,21 +328,30 @@ def case_attach_line(ctx):
     if attach_line(err, "perf events") != (3, 3, "infer"):
         raise CheckFailed("--attach=perf --exit=infer: attach line %s, expected (3, 3, 'infer')"
                           % (attach_line(err, "perf events"),))
-    # C++ and Rust objects can unwind: auto means exit sleds.
+    # C++ and Rust objects can unwind: auto means exit sleds, except for
+    # leaf functions (no call, no jump out), which no unwinder can cross.
+    # Dog::sound and Cat::sound only bump a thread-local counter: leaves.
     cpp = [ctx.fixture("cpp")]
     err = expect_trace(ctx, ["-F", "sound"], cpp, {"Dog::sound() const", "Cat::sound() const"},
                        exact_names=True, quiet=False)
-    if attach_line(err) != (2, 4, "sled"):
-        raise CheckFailed("C++ fixture: attach line %s, expected (2, 4, 'sled')"
-                          % (attach_line(err),))
+    if attach_line(err) != (2, 4, "uretprobe, all leaf functions"):
+        raise CheckFailed("C++ fixture: attach line %s, expected (2, 4, 'uretprobe, all leaf "
+                          "functions')" % (attach_line(err),))
+    # thrower(int) calls (itself, and __cxa_throw): exit sleds for it alone.
+    err = expect_trace(ctx, ["-F", "sound|thrower"], cpp,
+                       {"Dog::sound() const", "Cat::sound() const", "thrower(int)"},
+                       exact_names=True, quiet=False)
+    if attach_line(err) != (3, 6, "sled, uretprobe for 2 leaf functions"):
+        raise CheckFailed("C++ fixture: attach line %s, expected (3, 6, 'sled, uretprobe for "
+                          "2 leaf functions')" % (attach_line(err),))
     rs = [ctx.fixture("rust_v0")]
     err = expect_trace(ctx, ["-F", "^rust_shapes::measure::"], rs,
                        {"rust_shapes::measure::<u32>",
                         "rust_shapes::measure::<alloc::string::String>"},
                        exact_names=True, quiet=False)
-    if attach_line(err) != (2, 4, "sled"):
-        raise CheckFailed("Rust fixture: attach line %s, expected (2, 4, 'sled')"
-                          % (attach_line(err),))
+    if attach_line(err) != (2, 4, "uretprobe, all leaf functions"):
+        raise CheckFailed("Rust fixture: attach line %s, expected (2, 4, 'uretprobe, all leaf "
+                          "functions')" % (attach_line(err),))
 
 
 def case_mangled_names(ctx):

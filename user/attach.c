@@ -232,7 +232,7 @@ static void describe_failure(const struct attacher *a, const struct probe_group 
 	const char *hint = "";
 
 	if (err == -EMFILE || err == -ENFILE)
-		hint = " (one file descriptor per probe: use --attach=multi or a narrower filter)";
+		hint = " (two file descriptors per probe: use --attach=multi or a narrower filter)";
 	else if (err == -EPROTO || err == -524)
 		hint = " (the kernel cannot probe an instruction there)";
 	else if (err == -EPERM || err == -EACCES)

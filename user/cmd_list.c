@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "elf_object.h"
+#include "probe_plan.h"
 #include "select.h"
 #include "symbol_map.h"
 #include "symbols.h"
@@ -18,7 +19,7 @@
 
 struct list_args {
 	const char *path;
-	bool mangled, no_xray;
+	bool mangled, no_xray, exits;
 	struct select_args sel;
 };
 
@@ -37,10 +38,12 @@ static void usage(FILE *f)
 		"      --filter-file F   patterns from a filter file\n"
 		"      --no-xray         list function symbols (what record --no-xray probes)\n"
 		"      --mangled         show raw symbol names instead of demangled ones\n"
+		"      --exits           add how record --exit=auto sees each function's\n"
+		"                        returns: 'ret' (uretprobe) or 'sled' (exit sleds)\n"
 		"  -h, --help            show this help\n");
 }
 
-enum { OPT_MANGLED = 256, OPT_FILTER_FILE, OPT_NO_XRAY };
+enum { OPT_MANGLED = 256, OPT_FILTER_FILE, OPT_NO_XRAY, OPT_EXITS };
 
 static int parse_one(struct list_args *a, int c, char **argv)
 {
@@ -50,6 +53,9 @@ static int parse_one(struct list_args *a, int c, char **argv)
 		return 0;
 	case OPT_NO_XRAY:
 		a->no_xray = true;
+		return 0;
+	case OPT_EXITS:
+		a->exits = true;
 		return 0;
 	case 'F':
 	case 'N':
@@ -74,6 +80,7 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 	static const struct option opts[] = {
 		{ "mangled", no_argument, NULL, OPT_MANGLED },
 		{ "no-xray", no_argument, NULL, OPT_NO_XRAY },
+		{ "exits", no_argument, NULL, OPT_EXITS },
 		{ "filter", required_argument, NULL, 'F' },
 		{ "exclude", required_argument, NULL, 'N' },
 		{ "filter-file", required_argument, NULL, OPT_FILTER_FILE },
@@ -102,7 +109,8 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 	return -1;
 }
 
-static void print_row(const struct xray_function *f, const struct symbol_info *si)
+static void print_row(const struct xray_function *f, const struct symbol_info *si,
+		      const char *exits)
 {
 	char counts[40], loc[512] = "";
 
@@ -110,22 +118,30 @@ static void print_row(const struct xray_function *f, const struct symbol_info *s
 		 f->ntail);
 	if (si->file)
 		snprintf(loc, sizeof(loc), "  %s:%" PRIu32, si->file, si->line);
-	printf("%6" PRIu32 "  0x%-16" PRIx64 "  %-11s  %s%s\n", f->id, f->addr, counts, si->name,
-	       loc);
+	printf("%6" PRIu32 "  0x%-16" PRIx64 "  %-11s  %s%s%s\n", f->id, f->addr, counts, exits,
+	       si->name, loc);
 }
 
-static void print_table(const struct xray_map *map, const struct symbols *syms,
-			const bool *selected, size_t nselected, bool filtered)
+static void print_table(const struct list_args *a, const struct elf_object *obj,
+			const struct xray_map *map, const struct symbols *syms,
+			const bool *selected, size_t nselected)
 {
 	size_t entry = 0, exit = 0, tail = 0;
+	bool filtered = a->sel.n > 0;
 
-	printf("%6s  %-18s  %-11s  %s\n", "ID", "ADDRESS", "SLEDS E/X/T", "NAME  LOCATION");
+	printf("%6s  %-18s  %-11s  %s%s\n", "ID", "ADDRESS", "SLEDS E/X/T", a->exits ? "EXIT  " : "",
+	       "NAME  LOCATION");
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
 
+		const char *exits = "";
+
 		if (!selected[f->id])
 			continue;
-		print_row(f, symbols__get(syms, f->id));
+		if (a->exits)
+			exits = probe_plan__function_exits(obj, map, f, EXIT_AUTO) == EXIT_URETPROBE ?
+					"ret   " : "sled  ";
+		print_row(f, symbols__get(syms, f->id), exits);
 		entry += f->nentry;
 		exit += f->nexit;
 		tail += f->ntail;
@@ -178,7 +194,7 @@ int cmd_list(int argc, char **argv)
 	if (ret)
 		fprintf(stderr, "sledtrace: %s\n", err);
 	else
-		print_table(map, syms, selected, nselected, a.sel.n > 0);
+		print_table(&a, obj, map, syms, selected, nselected);
 	free(selected);
 	symbols__free(syms);
 	xray_map__free(map);

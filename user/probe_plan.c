@@ -3,6 +3,7 @@
 
 #include "probe_plan.h"
 #include "sledtrace.h"
+#include "x86_leaf.h"
 
 const char *probe_plan__exit_name(enum exit_mode m)
 {
@@ -25,6 +26,38 @@ static enum exit_mode choose_exits(const struct elf_object *obj, enum exit_mode 
 	if (mode != EXIT_AUTO)
 		return mode;
 	return elf_object__can_unwind(obj) ? EXIT_SLED : EXIT_URETPROBE;
+}
+
+#define MAX_LEAF_BYTES 4096 /* larger functions are rarely leaves */
+#define MAX_LEAF_SLEDS 64
+
+/* Decodes f's body (its symbol gives the extent); every sled must start an
+ * instruction, which catches a decoder that lost its way. */
+static bool function_is_leaf(const struct elf_object *obj, const struct xray_map *map,
+			     const struct xray_function *f)
+{
+	const struct elf_symbol *sym = elf_object__symbol_at(obj, f->addr);
+	uint64_t sleds[MAX_LEAF_SLEDS];
+	uint8_t code[MAX_LEAF_BYTES];
+
+	if (!sym || sym->addr != f->addr || !sym->size || sym->size > sizeof(code) ||
+	    f->nsleds > MAX_LEAF_SLEDS ||
+	    elf_object__read_vaddr(obj, f->addr, code, sym->size))
+		return false;
+	for (uint32_t i = 0; i < f->nsleds; i++)
+		sleds[i] = map->sleds[f->first_sled + i].addr;
+	return x86_is_leaf(code, sym->size, f->addr, sleds, f->nsleds);
+}
+
+enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
+					  const struct xray_map *map,
+					  const struct xray_function *f, enum exit_mode mode)
+{
+	enum exit_mode m = choose_exits(obj, mode);
+
+	if (mode == EXIT_AUTO && m == EXIT_SLED && function_is_leaf(obj, map, f))
+		return EXIT_URETPROBE;
+	return m;
 }
 
 static int queue_sled(struct attacher *a, const struct probe_programs *progs,
@@ -73,12 +106,16 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
 
+		enum exit_mode exits;
+
 		if (selected && !selected[f->id])
 			continue;
+		exits = probe_plan__function_exits(obj, map, f, mode);
 		out->functions++;
+		out->ret_functions += exits == EXIT_URETPROBE;
 		for (uint32_t k = 0; k < f->nsleds; k++) {
 			err = queue_sled(a, progs, path, &map->sleds[f->first_sled + k],
-					 obj_index, f->id, out->exits, &out->probes);
+					 obj_index, f->id, exits, &out->probes);
 			if (err)
 				return err;
 		}

@@ -9,9 +9,12 @@
  *   infer      no exit probes at all: exits are inferred from the stack
  *              pointer of the thread's next event (collector.h).  Counts and
  *              nesting stay exact; an exit time is the next event's time.
- *   auto       (default) per object: uretprobes when the object cannot be
- *              unwound through (no exception tables, personality routine or
- *              _Unwind_Resume: plain C), exit sleds when it can (C++, Rust).
+ *   auto       (default) uretprobes wherever no unwinder can walk through
+ *              the hijacked frame: every function of an object that cannot
+ *              unwind (no exception tables, personality routine or
+ *              _Unwind_Resume: plain C), and the leaf functions (no call,
+ *              no jump out of their body: x86_leaf.h) of one that can (C++,
+ *              Rust); exit sleds for the other functions.
  * TAIL sleds are probed in every mode so tail calls end at the right time;
  * frames whose exit is lost are closed by the collector. */
 #ifndef SLEDTRACE_PROBE_PLAN_H
@@ -32,8 +35,9 @@ struct probe_programs {
 };
 
 struct object_plan {
-	enum exit_mode exits; /* what auto resolved to */
+	enum exit_mode exits; /* what auto resolved to for non-leaf functions */
 	size_t functions;     /* functions selected */
+	size_t ret_functions; /* of those, exits by uretprobe */
 	size_t probes;        /* probes queued */
 };
 
@@ -44,5 +48,9 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		      uint32_t obj_index, enum exit_mode mode, const bool *selected,
 		      struct object_plan *out);
 const char *probe_plan__exit_name(enum exit_mode m);
+/* How f's returns are seen under mode (never EXIT_AUTO). */
+enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
+					  const struct xray_map *map,
+					  const struct xray_function *f, enum exit_mode mode);
 
 #endif

@@ -280,8 +280,24 @@ static int queue_and_attach(struct record *r)
 	return 0;
 }
 
+/* "uretprobe", or "sled, uretprobe for 12 leaf functions" under auto. */
+static const char *exits_summary(const struct record *r, char *buf, size_t len)
+{
+	const struct object_plan *p = &r->plan;
+
+	if (p->exits == EXIT_SLED && p->ret_functions == p->functions)
+		snprintf(buf, len, "uretprobe, all leaf functions");
+	else if (p->exits == EXIT_SLED && p->ret_functions)
+		snprintf(buf, len, "sled, uretprobe for %zu leaf function%s", p->ret_functions,
+			 p->ret_functions == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%s", probe_plan__exit_name(p->exits));
+	return buf;
+}
+
 int record__start(struct record *r)
 {
+	char exits[64];
 	int ret = open_output(r);
 
 	if (ret)
@@ -303,7 +319,7 @@ int record__start(struct record *r)
 		fprintf(stderr, "sledtrace: %zu functions, %zu probes attached in %.1f ms (%s, exits: %s)\n",
 			r->plan.functions, attacher__probe_count(r->att), (double)r->attach_ns / 1e6,
 			attacher__mode(r->att) == ATTACH_MULTI ? "uprobe_multi" : "perf events",
-			probe_plan__exit_name(r->plan.exits));
+			exits_summary(r, exits, sizeof(exits)));
 	return 0;
 }
 
