@@ -29,8 +29,8 @@ from check_counts import (CheckFailed, compare_counts, get_report,  # noqa: E402
                           get_stats, parse_counts, run)
 
 TIMEOUT = 60
-ATTACH_RE = re.compile(r"^sledtrace: (\d+) functions, (\d+) probes attached in [0-9.]+ ms "
-                       r"\((uprobe_multi|perf events), exits: ([^)]+)\)$")
+ATTACH_RE = re.compile(r"^sledtrace: (\d+) functions, (\d+) sleds, (\d+) probes attached in "
+                       r"[0-9.]+ ms \((uprobe_multi|perf events), exits: ([^)]+)\)$")
 
 
 class Ctx:
@@ -291,34 +291,39 @@ def case_empty_selection(ctx):
     rows = report_rows(ctx, trace)
     if any(rows.values()):
         raise CheckFailed("--allow-empty with nothing selected traced calls: %s" % rows)
-    if not any(ATTACH_RE.match(l) and ATTACH_RE.match(l).group(1, 2) == ("0", "0") for l in err):
-        raise CheckFailed("expected '0 functions, 0 probes attached':\n" + "\n".join(err))
+    if not any(ATTACH_RE.match(l) and ATTACH_RE.match(l).group(1, 2, 3) == ("0", "0", "0") for l in err):
+        raise CheckFailed("expected '0 functions, 0 sleds, 0 probes attached':\n" + "\n".join(err))
     print("  --allow-empty: the fixture ran, empty trace")
 
 
-def attach_line(err, attach="uprobe_multi"):
-    """(functions, probes, exits) from record's status line."""
+def attach_line(err, attach="uprobe_multi", sleds=None):
+    """(functions, probes, exits) from record's status line; sleds, when
+    given, must be the number of sleds it says it probed."""
     lines = [ATTACH_RE.match(l) for l in err]
     lines = [m for m in lines if m]
     if len(lines) != 1:
         raise CheckFailed("expected one 'N functions, M probes attached' line:\n" + "\n".join(err))
     m = lines[0]
-    if m.group(3) != attach:
-        raise CheckFailed("attached with %s, expected %s:\n%s" % (m.group(3), attach, m.group(0)))
-    return int(m.group(1)), int(m.group(2)), m.group(4)
+    if m.group(4) != attach:
+        raise CheckFailed("attached with %s, expected %s:\n%s" % (m.group(4), attach, m.group(0)))
+    if sleds is not None and int(m.group(2)) != sleds:
+        raise CheckFailed("%s sleds probed, expected %d:\n%s" % (m.group(2), sleds, m.group(0)))
+    return int(m.group(1)), int(m.group(3)), m.group(5)
 
 
 def case_attach_line(ctx):
     ct = [ctx.fixture("calltree")]
     # calltree: one entry and one exit sled per function; plain C has no
-    # unwind tables with a personality, so auto means uretprobes.
+    # unwind tables with a personality, so auto means uretprobes (on the
+    # entry sleds: only sled exits probe the exit sleds).
+    sleds = {"auto": 3, "sled": 6, "uretprobe": 3, "infer": 3}
     for exit_mode, nfuncs_probes_exits in (("auto", (3, 6, "uretprobe")),
                                            ("sled", (3, 6, "sled")),
                                            ("uretprobe", (3, 6, "uretprobe")),
                                            ("infer", (3, 3, "infer"))):
         err = expect_trace(ctx, ["--exit=" + exit_mode, "-F", "^leaf_"], ct,
                            {"leaf_x", "leaf_y", "leaf_z"}, quiet=False)
-        got = attach_line(err)
+        got = attach_line(err, sleds=sleds[exit_mode])
         if got != nfuncs_probes_exits:
             raise CheckFailed("--exit=%s: attach line says %s, expected %s"
                               % (exit_mode, got, nfuncs_probes_exits))

@@ -62,7 +62,7 @@ enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
 
 static int queue_sled(struct attacher *a, const struct probe_programs *progs,
 		      const char *path, const struct xray_sled *s, uint32_t obj_index,
-		      uint32_t fn, enum exit_mode exits, size_t *probes)
+		      uint32_t fn, enum exit_mode exits, struct object_plan *out)
 {
 	int err = 0;
 
@@ -73,7 +73,7 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs,
 		if (!err && exits == EXIT_URETPROBE) {
 			err = attacher__add(a, progs->ret, path, s->file_offset,
 					    SLED_COOKIE(SLED_KIND_RET, obj_index, fn), 1);
-			++*probes;
+			out->probes++;
 		}
 		break;
 	case XRAY_SLED_EXIT:
@@ -89,7 +89,8 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs,
 	default:
 		return 0;
 	}
-	++*probes;
+	out->sleds++;
+	out->probes++;
 	return err;
 }
 
@@ -115,7 +116,7 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		out->ret_functions += exits == EXIT_URETPROBE;
 		for (uint32_t k = 0; k < f->nsleds; k++) {
 			err = queue_sled(a, progs, path, &map->sleds[f->first_sled + k],
-					 obj_index, f->id, exits, &out->probes);
+					 obj_index, f->id, exits, out);
 			if (err)
 				return err;
 		}

@@ -38,7 +38,8 @@ struct object_plan {
 	enum exit_mode exits; /* what auto resolved to for non-leaf functions */
 	size_t functions;     /* functions selected */
 	size_t ret_functions; /* of those, exits by uretprobe */
-	size_t probes;        /* probes queued */
+	size_t sleds;         /* sleds probed */
+	size_t probes;        /* probes queued (a uretprobe shares its entry sled) */
 };
 
 /* Queues obj's probes on a.  selected[id] (1-based XRay ids) picks

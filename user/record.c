@@ -316,8 +316,10 @@ int record__start(struct record *r)
 		return fail(ret, "cannot run %s: %s", r->path, strerror(-ret));
 	}
 	if (!r->opts->quiet)
-		fprintf(stderr, "sledtrace: %zu functions, %zu probes attached in %.1f ms (%s, exits: %s)\n",
-			r->plan.functions, attacher__probe_count(r->att), (double)r->attach_ns / 1e6,
+		fprintf(stderr, "sledtrace: %zu functions, %zu sleds, %zu probes attached in %.1f ms "
+			"(%s, exits: %s)\n",
+			r->plan.functions, r->plan.sleds, attacher__probe_count(r->att),
+			(double)r->attach_ns / 1e6,
 			attacher__mode(r->att) == ATTACH_MULTI ? "uprobe_multi" : "perf events",
 			exits_summary(r, exits, sizeof(exits)));
 	return 0;
