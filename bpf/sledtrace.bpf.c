@@ -12,7 +12,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by the collector before load. */
 const volatile __u64 wakeup_bytes = 256 * 1024; /* adaptive wakeup threshold */
-const volatile bool filter_tgids = false;       /* check tgids map */
 const volatile bool no_events = false;          /* benchmark floor: probe, emit nothing */
 
 struct {
@@ -26,15 +25,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
-
-/* Processes whose events are kept when filter_tgids is set (process trees:
- * the link's pid filter does not follow fork). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8);
-} tgids SEC(".maps");
 
 static __always_inline void count(__u32 idx, __u64 n)
 {
@@ -59,7 +49,8 @@ static __always_inline int emit(struct pt_regs *ctx)
 	__u32 tgid = id >> 32;
 	struct sled_event *e;
 
-	if (no_events || (filter_tgids && !bpf_map_lookup_elem(&tgids, &tgid)))
+	/* Only the traced process reaches here: the links filter by pid. */
+	if (no_events)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
