@@ -49,10 +49,11 @@ def status_of(returncode):
     return 128 - returncode if returncode < 0 else returncode
 
 
-def run(argv, timeout, what):
+def run(argv, timeout, what, cwd=None, env=None):
     """Run argv in its own session (so a timeout kills the whole tree)."""
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

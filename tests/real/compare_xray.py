@@ -31,12 +31,15 @@ import io
 import os
 import re
 import shutil
-import signal
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import check_counts  # noqa: E402  (the shared process runner)
+from check_counts import CheckFailed  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT_HEADER = "tid\tfunction\tcalls\ttotal_ns\tself_ns"
@@ -67,31 +70,11 @@ RAW_HEADER = struct.Struct("<HHIQ16x")
 RAW_RECORD = struct.Struct("<HBBiQII8x")
 
 
-class CheckFailed(Exception):
-    pass
-
-
-def status_of(returncode):
-    """A shell-style exit status: a death by signal N becomes 128 + N."""
-    return 128 - returncode if returncode < 0 else returncode
-
-
 def run(argv, timeout, what, cwd=None, env=None):
-    """Run argv in its own session; returns (status, stdout, stderr, seconds)."""
+    """check_counts.run, timed: returns (status, stdout, stderr, seconds)."""
     start = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        raise CheckFailed("%s timed out after %ss: %s\n--- stderr ---\n%s"
-                          % (what, timeout, " ".join(argv), err.decode(errors="replace")))
-    secs = time.monotonic() - start
-    return (status_of(proc.returncode), out.decode(errors="replace"),
-            err.decode(errors="replace"), secs)
+    status, out, err = check_counts.run(argv, timeout, what, cwd=cwd, env=env)
+    return status, out, err, time.monotonic() - start
 
 
 def clean_env():
