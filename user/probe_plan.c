@@ -19,13 +19,25 @@ const char *probe_plan__exit_name(enum exit_mode m)
 	}
 }
 
+static bool has_exit_sleds(const struct xray_map *map)
+{
+	for (size_t i = 0; i < map->nsleds; i++)
+		if (map->sleds[i].kind == XRAY_SLED_EXIT || map->sleds[i].kind == XRAY_SLED_TAIL)
+			return true;
+	return false;
+}
+
 /* auto: uretprobes only where no unwinder can walk through the frames
- * they hijack (the unwinder would abort the target). */
-static enum exit_mode choose_exits(const struct elf_object *obj, enum exit_mode mode)
+ * they hijack (the unwinder would abort the target); elsewhere exit sleds,
+ * or inferred exits for a map without any (--no-xray symbol maps). */
+static enum exit_mode choose_exits(const struct elf_object *obj, const struct xray_map *map,
+				   enum exit_mode mode)
 {
 	if (mode != EXIT_AUTO)
 		return mode;
-	return elf_object__can_unwind(obj) ? EXIT_SLED : EXIT_URETPROBE;
+	if (!elf_object__can_unwind(obj))
+		return EXIT_URETPROBE;
+	return has_exit_sleds(map) ? EXIT_SLED : EXIT_INFER;
 }
 
 #define MAX_LEAF_BYTES 4096 /* larger functions are rarely leaves */
@@ -53,9 +65,9 @@ enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
 					  const struct xray_map *map,
 					  const struct xray_function *f, enum exit_mode mode)
 {
-	enum exit_mode m = choose_exits(obj, mode);
+	enum exit_mode m = choose_exits(obj, map, mode);
 
-	if (mode == EXIT_AUTO && m == EXIT_SLED && function_is_leaf(obj, map, f))
+	if (mode == EXIT_AUTO && m != EXIT_URETPROBE && function_is_leaf(obj, map, f))
 		return EXIT_URETPROBE;
 	return m;
 }
@@ -103,7 +115,7 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 	int err;
 
 	*out = (struct object_plan){ 0 };
-	out->exits = choose_exits(obj, mode);
+	out->exits = choose_exits(obj, map, mode);
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
 

@@ -14,7 +14,8 @@
  *              unwind (no exception tables, personality routine or
  *              _Unwind_Resume: plain C), and the leaf functions (no call,
  *              no jump out of their body: x86_leaf.h) of one that can (C++,
- *              Rust); exit sleds for the other functions.
+ *              Rust); exit sleds for the other functions (inferred exits
+ *              under --no-xray, which has no exit sleds).
  * TAIL sleds are probed in every mode so tail calls end at the right time;
  * frames whose exit is lost are closed by the collector. */
 #ifndef SLEDTRACE_PROBE_PLAN_H

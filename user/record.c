@@ -284,11 +284,13 @@ static int queue_and_attach(struct record *r)
 static const char *exits_summary(const struct record *r, char *buf, size_t len)
 {
 	const struct object_plan *p = &r->plan;
+	bool mixed = p->exits != EXIT_URETPROBE && p->ret_functions;
 
-	if (p->exits == EXIT_SLED && p->ret_functions == p->functions)
+	if (mixed && p->ret_functions == p->functions)
 		snprintf(buf, len, "uretprobe, all leaf functions");
-	else if (p->exits == EXIT_SLED && p->ret_functions)
-		snprintf(buf, len, "sled, uretprobe for %zu leaf function%s", p->ret_functions,
+	else if (mixed)
+		snprintf(buf, len, "%s, uretprobe for %zu leaf function%s",
+			 probe_plan__exit_name(p->exits), p->ret_functions,
 			 p->ret_functions == 1 ? "" : "s");
 	else
 		snprintf(buf, len, "%s", probe_plan__exit_name(p->exits));
