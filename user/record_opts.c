@@ -47,7 +47,8 @@ static int parse_size(const char *s, uint64_t *out)
 	case 'm': case 'M': v <<= 20; end++; break;
 	case 'g': case 'G': v <<= 30; end++; break;
 	}
-	if (*end || v < 4096 || (v & (v - 1)))
+	/* The kernel takes a u32 size; past 1 GiB a ring only costs memory. */
+	if (*end || v < 4096 || v > (1ull << 30) || (v & (v - 1)))
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -158,7 +159,8 @@ static int parse_one(struct record_opts *o, int c, const char *arg)
 	case OPT_RING:
 		if (!parse_size(arg, &o->ring_size))
 			return 0;
-		fprintf(stderr, "sledtrace: --ring-size wants a power of two >= 4096, like 64M: '%s'\n", arg);
+		fprintf(stderr, "sledtrace: --ring-size wants a power of two from 4K to 1G, like 64M: '%s'\n",
+			arg);
 		return -EINVAL;
 	default:
 		return -EINVAL;
