@@ -1,7 +1,7 @@
 /* output_file.h: an output that appears whole or not at all.  Writers write
- * to a temporary file beside the destination; commit renames it into place,
- * abort removes it, so a failed or interrupted run never leaves a
- * half-written trace behind. */
+ * to an unnamed (or temporary) file in the destination's directory; commit
+ * gives it the destination's name, abort drops it, so a failed or
+ * interrupted run never leaves a half-written trace behind. */
 #ifndef SLEDTRACE_OUTPUT_FILE_H
 #define SLEDTRACE_OUTPUT_FILE_H
 
