@@ -217,7 +217,8 @@ static int track_desc(struct perfetto_interp *r, const Perfetto__Protos__TrackDe
 		return err;
 	if (td->uuid == PERFETTO_META_UUID && td->name && !strcmp(td->name, PERFETTO_META_TRACK))
 		r->saw_meta = true;
-	if (!td->has_uuid || !th || !th->has_tid || u64map__find(&r->track_idx, td->uuid))
+	if (!td->has_uuid || !td->uuid || !th || !th->has_tid ||
+	    u64map__find(&r->track_idx, td->uuid))
 		return 0;
 	if (!(t = realloc(r->tracks, (r->ntracks + 1) * sizeof(*t))))
 		return -ENOMEM;
@@ -252,7 +253,7 @@ static int track_thread(struct perfetto_interp *r, uint64_t uuid, struct fb_thre
 	int err;
 
 	*out = NULL;
-	if (!u64map__get(&r->track_idx, uuid, &idx))
+	if (!uuid || !u64map__get(&r->track_idx, uuid, &idx))
 		return 0;
 	t = &r->tracks[idx];
 	if (!t->t && (err = bind_thread(r, t->pid, t->tid, t->name, &t->t)))
@@ -377,13 +378,15 @@ static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_th
 	/* trace_processor drops what nests deeper than this */
 	if (frame_builder__depth(t) >= PERFETTO_MAX_DEPTH)
 		return 0;
-	if (ev->has_name_iid && u64map__get(&s->names, ev->name_iid, &idx))
+	/* iid 0 is unset, and u64map keys must not be 0 (it marks empty slots) */
+	if (ev->has_name_iid && ev->name_iid && u64map__get(&s->names, ev->name_iid, &idx))
 		err = 0;
 	else
 		err = func_for_name(r, ev->name ? ev->name : "[unknown]", &idx);
 	if (err)
 		return err;
-	if (ev->has_source_location_iid && u64map__get(&s->locs, ev->source_location_iid, &li))
+	if (ev->has_source_location_iid && ev->source_location_iid &&
+	    u64map__get(&s->locs, ev->source_location_iid, &li))
 		loc = &r->locs[li - 1];
 	if ((err = announce(r, idx, loc ? loc->file : NULL, loc ? loc->line : 0)))
 		return err;
