@@ -181,7 +181,12 @@ static int push_link(struct attacher *a, int fd, struct bpf_link *link)
 	return 0;
 }
 
-static int attach_multi(struct attacher *a, struct probe_group *g)
+/* The kernel takes at most this many addresses in one link
+ * (MAX_UPROBE_MULTI_CNT). */
+#define MULTI_LINK_MAX (1u << 20)
+
+static int attach_multi_range(struct attacher *a, struct probe_group *g, size_t first,
+			      size_t cnt)
 {
 	struct uprobe_multi_attr attr;
 	int fd, err;
@@ -190,9 +195,9 @@ static int attach_multi(struct attacher *a, struct probe_group *g)
 	attr.prog_fd = bpf_program__fd(g->prog);
 	attr.attach_type = BPF_TRACE_UPROBE_MULTI_NR;
 	attr.path = (uint64_t)(uintptr_t)g->path;
-	attr.offsets = (uint64_t)(uintptr_t)g->offsets;
-	attr.cookies = (uint64_t)(uintptr_t)g->cookies;
-	attr.cnt = (uint32_t)g->cnt;
+	attr.offsets = (uint64_t)(uintptr_t)(g->offsets + first);
+	attr.cookies = (uint64_t)(uintptr_t)(g->cookies + first);
+	attr.cnt = (uint32_t)cnt;
 	attr.uprobe_flags = g->retprobe ? BPF_F_UPROBE_MULTI_RETURN_NR : 0;
 	attr.pid = a->opts.pid > 0 ? (uint32_t)a->opts.pid : 0;
 	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
@@ -202,6 +207,18 @@ static int attach_multi(struct attacher *a, struct probe_group *g)
 	if (err)
 		close(fd);
 	return err;
+}
+
+static int attach_multi(struct attacher *a, struct probe_group *g)
+{
+	for (size_t first = 0; first < g->cnt; first += MULTI_LINK_MAX) {
+		size_t left = g->cnt - first;
+		int err = attach_multi_range(a, g, first, left < MULTI_LINK_MAX ? left : MULTI_LINK_MAX);
+
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int attach_perf(struct attacher *a, struct probe_group *g)

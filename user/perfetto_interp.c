@@ -444,6 +444,9 @@ int perfetto_interp__packet(struct perfetto_interp *r, const Packet *p)
 		return err;
 	if (p->has_timestamp && !packet_time(s, p, &ts))
 		return 0;
+	/* An event without a time cannot be placed: trace_processor drops it. */
+	if (p->track_event && !p->has_timestamp)
+		return 0;
 	return p->track_event ? track_event(r, s, p->track_event, ts) : 0;
 }
 

@@ -18,7 +18,9 @@
 #include "perfetto_reader.h"
 #include "perfetto_trace.pb-c.h"
 
-#define MAX_PACKET (64u << 20)  /* one outer packet */
+/* One outer packet.  Ours are ~64 KiB; protobuf-c allocates a struct per
+ * repeated entry, so a huge packet of tiny entries could cost gigabytes. */
+#define MAX_PACKET (16u << 20)
 #define MAX_CHUNK (32u << 20)   /* one inflated compressed_packets */
 #define ARENA_BLOCK (64u << 10)
 

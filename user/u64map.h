@@ -28,7 +28,7 @@ static inline size_t u64map__slot(uint64_t key, size_t cap)
 
 static inline uint64_t *u64map__find(const struct u64map *m, uint64_t key)
 {
-	if (!m->cap)
+	if (!m->cap || !key) /* 0 marks empty slots: it is never a key */
 		return NULL;
 	for (size_t i = u64map__slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key)
@@ -86,6 +86,8 @@ static inline int u64map__put(struct u64map *m, uint64_t key, uint64_t val)
 	uint64_t *v = u64map__find(m, key);
 	int err;
 
+	if (!key)
+		return -EINVAL;
 	if (v) {
 		*v = val;
 		return 0;
