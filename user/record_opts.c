@@ -113,19 +113,22 @@ static int parse_selection(struct record_opts *o, int c, const char *arg)
 		return 0;
 	case OPT_MAX_DEPTH:
 		v = strtoul(arg, &end, 10);
-		if (*end || end == arg || v == 0 || v > 1000000)
-			break;
-		o->max_depth = (uint32_t)v;
-		return 0;
+		if (!*end && end != arg && v > 0 && v <= 1000000) {
+			o->max_depth = (uint32_t)v;
+			return 0;
+		}
+		fprintf(stderr, "sledtrace: record: --max-depth wants a depth from 1 to 1000000, "
+			"not '%s'\n", arg);
+		return -EINVAL;
 	case OPT_MIN_DURATION:
-		if (parse_duration(arg, &o->min_duration_ns))
-			break;
-		return 0;
+		if (!parse_duration(arg, &o->min_duration_ns))
+			return 0;
+		fprintf(stderr, "sledtrace: record: --min-duration wants a time like 500ns, 2us, "
+			"1.5ms or 1s, not '%s'\n", arg);
+		return -EINVAL;
 	default:
 		return 1; /* not a selection option */
 	}
-	fprintf(stderr, "sledtrace: bad value '%s' (see 'sledtrace record --help')\n", arg);
-	return -EINVAL;
 }
 
 static int parse_one(struct record_opts *o, int c, const char *arg)
@@ -147,26 +150,30 @@ static int parse_one(struct record_opts *o, int c, const char *arg)
 		o->mangled = true;
 		return 0;
 	case OPT_EXIT:
-		if (parse_enum(arg, exits, 4, &v))
-			break;
+		if (parse_enum(arg, exits, 4, &v)) {
+			fprintf(stderr, "sledtrace: record: --exit wants auto, sled, uretprobe or "
+				"infer, not '%s'\n", arg);
+			return -EINVAL;
+		}
 		o->exits = (enum exit_mode)v;
 		return 0;
 	case OPT_ATTACH:
-		if (parse_enum(arg, attach, 3, &v))
-			break;
+		if (parse_enum(arg, attach, 3, &v)) {
+			fprintf(stderr, "sledtrace: record: --attach wants auto, multi or perf, "
+				"not '%s'\n", arg);
+			return -EINVAL;
+		}
 		o->attach = (enum attach_mode)v;
 		return 0;
 	case OPT_RING:
 		if (!parse_size(arg, &o->ring_size))
 			return 0;
-		fprintf(stderr, "sledtrace: --ring-size wants a power of two from 4K to 1G, like 64M: '%s'\n",
-			arg);
+		fprintf(stderr, "sledtrace: record: --ring-size wants a power of two from 4K to 1G, "
+			"like 64M, not '%s'\n", arg);
 		return -EINVAL;
 	default:
 		return -EINVAL;
 	}
-	fprintf(stderr, "sledtrace: bad value '%s' (see 'sledtrace record --help')\n", arg);
-	return -EINVAL;
 }
 
 int record_opts__parse(struct record_opts *o, int argc, char **argv)
