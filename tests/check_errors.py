@@ -2,13 +2,15 @@
 """check_errors.py: sledtrace's behaviour on bad input.
 
 For `record` and `list` given a missing file, a file that is not ELF, an
-ELF without XRay sleds and a command that is not on PATH, sledtrace must
+ELF without XRay sleds, a command that is not on PATH, bad option values,
+and for `record` run without the privilege to load BPF, sledtrace must
 exit non-zero with exactly one line on stderr starting `sledtrace: `,
 print nothing on stdout (nothing was run, nothing listed) and leave no
 output file behind.  Every case runs in a fresh empty directory, which
 must still be empty (bar the inputs put there) afterwards.
 
-Usage: check_errors.py --sledtrace PATH --nosleds BIN --not-elf FILE [--case NAME]...
+Usage: check_errors.py --sledtrace PATH --nosleds BIN --not-elf FILE --xray BIN
+                       [--case NAME]...
 With no --case, runs every case.  Python 3 standard library only.
 """
 
@@ -23,10 +25,21 @@ MISSING = "does-not-exist"
 NOT_FOUND = "sledtrace-test-no-such-command"
 
 
-def cases(nosleds):
+# Runs sledtrace as user nobody: no CAP_BPF, no CAP_PERFMON.
+UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def cases(nosleds, xray):
     """name -> (argv after `sledtrace`, as a function of the work dir)."""
     rec = lambda *cmd: ["record", "--quiet", "-o", "out.pftrace", "--"] + list(cmd)
+    opt = lambda *o: ["record", "--quiet", "-o", "out.pftrace"] + list(o) + ["--", xray]
     return {
+        "record-bad-exit": lambda d: opt("--exit=bogus"),
+        "record-bad-ring-size": lambda d: opt("--ring-size=3M"),
+        "record-bad-min-duration": lambda d: opt("--min-duration=2parsecs"),
+        "record-bad-regex": lambda d: opt("-F", "a(b"),
+        "record-empty-filter": lambda d: opt("-F", "^no_such_function$"),
+        "record-no-privilege": lambda d: rec(os.path.join(d, "xray")),
         "record-missing-file": lambda d: rec(os.path.join(d, MISSING)),
         "record-not-elf": lambda d: rec(os.path.join(d, "not_elf")),
         "record-no-sleds": lambda d: rec(nosleds),
@@ -38,14 +51,21 @@ def cases(nosleds):
     }
 
 
-def run_case(sledtrace, not_elf, make_argv, timeout):
+def run_case(sledtrace, not_elf, xray, make_argv, timeout, unprivileged):
     problems = []
     with tempfile.TemporaryDirectory(prefix="sledtrace-err-") as d:
         # An executable text file: exec would fail with ENOEXEC.
         shutil.copyfile(not_elf, os.path.join(d, "not_elf"))
         os.chmod(os.path.join(d, "not_elf"), 0o755)
+        if unprivileged:
+            # Everything user nobody needs, where it can read and write.
+            os.chmod(d, 0o777)
+            for src, name in ((sledtrace, "sledtrace"), (xray, "xray")):
+                shutil.copyfile(src, os.path.join(d, name))
+                os.chmod(os.path.join(d, name), 0o755)
+            sledtrace = os.path.join(d, "sledtrace")
         before = set(os.listdir(d))
-        argv = [sledtrace] + make_argv(d)
+        argv = (UNPRIVILEGED if unprivileged else []) + [sledtrace] + make_argv(d)
         print("running: " + " ".join(argv))
         try:
             p = subprocess.run(argv, cwd=d, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -82,18 +102,20 @@ def main():
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--nosleds", required=True, help="an ELF executable without XRay")
     ap.add_argument("--not-elf", required=True, help="a text file")
+    ap.add_argument("--xray", required=True, help="an XRay-instrumented executable")
     ap.add_argument("--case", action="append", help="run only this case (repeatable)")
     ap.add_argument("--timeout", type=float, default=60)
     args = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
-    table = cases(os.path.abspath(args.nosleds))
+    table = cases(os.path.abspath(args.nosleds), os.path.abspath(args.xray))
     names = args.case or list(table)
     failed = 0
     for name in names:
         if name not in table:
             ap.error("unknown case %r (known: %s)" % (name, ", ".join(table)))
         problems = run_case(os.path.abspath(args.sledtrace), os.path.abspath(args.not_elf),
-                            table[name], args.timeout)
+                            os.path.abspath(args.xray), table[name], args.timeout,
+                            name.endswith("no-privilege"))
         if problems:
             failed += 1
             print("FAIL %s:\n  %s" % (name, "\n  ".join(problems)))

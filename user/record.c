@@ -3,6 +3,7 @@
  * without cleanup code of its own. */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,11 +171,21 @@ static int prepare_programs(struct record *r)
 	return 0;
 }
 
+/* libbpf's own messages (verifier logs, probing) are for developers: one
+ * line of ours says what failed; SLEDTRACE_DEBUG=1 shows libbpf's too. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !getenv("SLEDTRACE_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
 int record__load(struct record *r)
 {
 	struct attach_opts ao = { .mode = r->opts->attach, .pid = -1 };
 	int err;
 
+	libbpf_set_print(libbpf_print);
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	r->skel = sledtrace_bpf__open();
 	if (!r->skel)
