@@ -19,6 +19,15 @@ struct {
 	__uint(max_entries, 64 * 1024 * 1024); /* resized before load */
 } events SEC(".maps");
 
+/* The traced process, set once the child exists (tracepoints have no pid
+ * filter of their own). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} target_tgid SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SLED_CTR_MAX);
@@ -43,27 +52,31 @@ static __always_inline long wakeup_flag(void)
 		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline int emit(struct pt_regs *ctx)
+static __always_inline int push(__u64 cookie, __u64 sp)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
 	struct sled_event *e;
 
-	/* Only the traced process reaches here: the links filter by pid. */
-	if (no_events)
-		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SLED_CTR_DROPS, 1);
 		return 0;
 	}
 	e->ts = bpf_ktime_get_boot_ns();
-	e->tgid = tgid;
+	e->tgid = id >> 32;
 	e->tid = (__u32)id;
-	e->cookie = bpf_get_attach_cookie(ctx);
-	e->sp = PT_REGS_SP(ctx);
+	e->cookie = cookie;
+	e->sp = sp;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
+}
+
+static __always_inline int emit(struct pt_regs *ctx)
+{
+	/* Only the traced process reaches here: the links filter by pid. */
+	if (no_events)
+		return 0;
+	return push(bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx));
 }
 
 SEC("uprobe")
@@ -88,4 +101,15 @@ SEC("uretprobe")
 int on_ret(struct pt_regs *ctx)
 {
 	return emit(ctx);
+}
+
+/* Runs in the exiting thread, after the last probe event it can cause. */
+SEC("tp_btf/sched_process_exit")
+int on_thread_exit(void *ctx)
+{
+	__u32 zero = 0, *tgid = bpf_map_lookup_elem(&target_tgid, &zero);
+
+	if (no_events || !tgid || !*tgid || *tgid != bpf_get_current_pid_tgid() >> 32)
+		return 0;
+	return push(SLED_COOKIE(SLED_KIND_THREAD_EXIT, 0, 0), 0);
 }

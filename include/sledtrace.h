@@ -15,6 +15,9 @@
 #define SLED_KIND_EXIT 1
 #define SLED_KIND_TAIL 2
 #define SLED_KIND_RET 3
+/* A thread of the traced process exited (tp_btf/sched_process_exit): its
+ * open frames end now, and its tid may be reused by a new thread. */
+#define SLED_KIND_THREAD_EXIT 4
 
 /* Cookie: [63..56] kind, [55..32] object index, [31..0] function id.
  * Function ids are the XRay ids (1-based) of the object. */

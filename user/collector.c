@@ -291,6 +291,32 @@ static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uin
 	return 0;
 }
 
+static struct cthread *find_thread(struct collector *c, uint32_t tid)
+{
+	for (size_t i = tid & (c->cap - 1); c->threads[i].fbt; i = (i + 1) & (c->cap - 1))
+		if (c->threads[i].tid == tid)
+			return &c->threads[i];
+	return NULL;
+}
+
+/* The thread is gone: what it left open ends with it, and nothing of its
+ * stack may pair with the frames of a later thread that reuses the tid. */
+static int thread_exit(struct collector *c, const struct sled_event *e)
+{
+	struct cthread *t = find_thread(c, e->tid);
+
+	if (!t)
+		return 0;
+	while (frame_builder__top(t->fbt)) {
+		int err = frame_builder__leave(c->fb, t->fbt, e->ts, FRAME_UNFINISHED);
+
+		if (err)
+			return err;
+	}
+	t->npend = 0;
+	return 0;
+}
+
 int collector__event(struct collector *c, const struct sled_event *e)
 {
 	unsigned kind = SLED_COOKIE_KIND(e->cookie), obj = SLED_COOKIE_OBJ(e->cookie);
@@ -299,6 +325,8 @@ int collector__event(struct collector *c, const struct sled_event *e)
 	int err;
 
 	c->st.events++;
+	if (kind == SLED_KIND_THREAD_EXIT)
+		return thread_exit(c, e);
 	if (obj >= c->nobjs || fn == 0 || fn > c->objs[obj].nfuncs)
 		return 0; /* not a sled cookie: nothing to rebuild */
 	fid = c->objs[obj].fid_base + fn;

@@ -65,6 +65,7 @@ struct record {
 	size_t nselected;
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
+	struct bpf_link *exit_link; /* thread exits of the traced process */
 	struct object_plan plan;
 	struct output_file out;
 	struct perfetto_writer *pw;
@@ -291,6 +292,21 @@ static int queue_and_attach(struct record *r)
 	return 0;
 }
 
+/* Thread exits close what a thread left open, at the right time, and keep
+ * a reused tid from inheriting a dead thread's frames. */
+static int watch_thread_exits(struct record *r)
+{
+	uint32_t zero = 0, tgid = (uint32_t)r->child.pid;
+	int err = bpf_map_update_elem(bpf_map__fd(r->skel->maps.target_tgid), &zero, &tgid, 0);
+
+	if (err)
+		return fail(-errno, "cannot set the traced pid: %s", strerror(errno), NULL);
+	r->exit_link = bpf_program__attach(r->skel->progs.on_thread_exit);
+	if (!r->exit_link)
+		return fail(-errno, "cannot watch thread exits: %s", strerror(errno), NULL);
+	return 0;
+}
+
 /* "uretprobe", or "sled, uretprobe for 12 leaf functions" under auto. */
 static const char *exits_summary(const struct record *r, char *buf, size_t len)
 {
@@ -319,7 +335,9 @@ int record__start(struct record *r)
 	if (ret)
 		return fail(ret, "cannot start %s: %s", r->path, strerror(-ret));
 	attacher__set_pid(r->att, r->child.pid);
-	ret = queue_and_attach(r);
+	ret = watch_thread_exits(r);
+	if (!ret)
+		ret = queue_and_attach(r);
 	if (ret)
 		return ret;
 	catch_signals();
@@ -468,6 +486,7 @@ void record__free(struct record *r)
 	frame_filter__free(r->ff);
 	perfetto_writer__free(r->pw);
 	detach(r);
+	bpf_link__destroy(r->exit_link);
 	sledtrace_bpf__destroy(r->skel);
 	symbols__free(r->syms);
 	free(r->selected);
