@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "u64map.h"
 
 /* Stack pointers further apart than this are on different stacks (signal
  * alternate stack, coroutine): no inference across them. */
@@ -41,13 +42,13 @@ struct collector {
 	struct frame_builder *fb;
 	struct collector_object *objs;
 	uint32_t nobjs;
-	struct cthread *threads; /* open addressing by tid */
-	size_t cap, used;
+	struct cthread *threads; /* in order of first event */
+	size_t nthreads, cap;
+	struct u64map by_tid;    /* tid + 1 -> index into threads */
 	struct trace_stats st;
 	uint8_t *hit; /* one bit per trace function id */
 	uint32_t nfids;
 	uint64_t nhit;
-	char proc_pid[32];
 	uint32_t proc_tgid;
 	char proc_name[64], proc_cmdline[1024];
 };
@@ -59,12 +60,6 @@ int collector__new(struct frame_builder *fb, struct collector **out)
 	if (!c)
 		return -ENOMEM;
 	c->fb = fb;
-	c->cap = 64;
-	c->threads = calloc(c->cap, sizeof(*c->threads));
-	if (!c->threads) {
-		free(c);
-		return -ENOMEM;
-	}
 	*out = c;
 	return 0;
 }
@@ -74,6 +69,7 @@ void collector__free(struct collector *c)
 	if (!c)
 		return;
 	free(c->threads);
+	u64map__clear(&c->by_tid);
 	free(c->objs);
 	free(c->hit);
 	free(c);
@@ -142,55 +138,46 @@ static void process_names(struct collector *c, uint32_t tgid)
 	read_proc_file(path, c->proc_cmdline, sizeof(c->proc_cmdline), true);
 }
 
-static int grow_threads(struct collector *c)
+static struct cthread *find_thread(struct collector *c, uint32_t tid)
 {
-	size_t cap = c->cap * 2;
-	struct cthread *t = calloc(cap, sizeof(*t));
+	uint64_t i;
 
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->cap; i++) {
-		size_t j;
-
-		if (!c->threads[i].fbt)
-			continue;
-		for (j = c->threads[i].tid & (cap - 1); t[j].fbt; j = (j + 1) & (cap - 1))
-			;
-		t[j] = c->threads[i];
-	}
-	free(c->threads);
-	c->threads = t;
-	c->cap = cap;
-	return 0;
+	return u64map__get(&c->by_tid, (uint64_t)tid + 1, &i) ? &c->threads[i] : NULL;
 }
 
 static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct cthread **out)
 {
 	char path[64], tname[64];
-	size_t i;
+	struct cthread *t = find_thread(c, tid);
 	int err;
 
-	for (i = tid & (c->cap - 1); c->threads[i].fbt; i = (i + 1) & (c->cap - 1))
-		if (c->threads[i].tid == tid) {
-			*out = &c->threads[i];
-			return 0;
-		}
-	if ((c->used + 1) * 2 > c->cap) {
-		err = grow_threads(c);
-		if (err)
-			return err;
-		return thread_for(c, tgid, tid, out);
+	if (t) {
+		*out = t;
+		return 0;
 	}
+	if (c->nthreads == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+
+		t = realloc(c->threads, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		c->threads = t;
+		c->cap = cap;
+	}
+	t = &c->threads[c->nthreads];
+	memset(t, 0, sizeof(*t));
 	process_names(c, tgid);
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
 	read_proc_file(path, tname, sizeof(tname), false);
 	err = frame_builder__thread(c->fb, tgid, tid, tname[0] ? tname : c->proc_name,
-				    c->proc_name, c->proc_cmdline, &c->threads[i].fbt);
+				    c->proc_name, c->proc_cmdline, &t->fbt);
+	if (!err)
+		err = u64map__put(&c->by_tid, (uint64_t)tid + 1, c->nthreads);
 	if (err)
 		return err;
-	c->threads[i].tid = tid;
-	c->used++;
-	*out = &c->threads[i];
+	t->tid = tid;
+	c->nthreads++;
+	*out = t;
 	return 0;
 }
 
@@ -289,14 +276,6 @@ static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uin
 		return 0;
 	c->st.unmatched_exits++;
 	return 0;
-}
-
-static struct cthread *find_thread(struct collector *c, uint32_t tid)
-{
-	for (size_t i = tid & (c->cap - 1); c->threads[i].fbt; i = (i + 1) & (c->cap - 1))
-		if (c->threads[i].tid == tid)
-			return &c->threads[i];
-	return NULL;
 }
 
 /* The thread is gone: what it left open ends with it, and nothing of its

@@ -3,75 +3,36 @@
 #include <stdlib.h>
 
 #include "frame_filter.h"
-
-struct ff_thread {
-	uint32_t tid;
-	uint32_t used;      /* slot taken */
-	uint32_t committed; /* bottom frames already passed on */
-};
+#include "u64map.h"
 
 struct frame_filter {
 	struct frame_sink down;
 	struct frame_filter_opts opts;
-	struct ff_thread *threads; /* open addressing by tid */
-	size_t cap, n;
+	struct u64map committed; /* tid + 1 -> bottom frames already passed on */
 	uint64_t depth_dropped, short_dropped;
 };
 
-static struct ff_thread *lookup(struct frame_filter *f, uint32_t tid);
-
-static int grow(struct frame_filter *f)
+/* The thread's count of frames passed on, created at 0. */
+static uint64_t *committed_of(struct frame_filter *f, uint32_t tid)
 {
-	struct ff_thread *old = f->threads;
-	size_t oldcap = f->cap;
+	uint64_t key = (uint64_t)tid + 1, *n = u64map__find(&f->committed, key);
 
-	f->cap = oldcap ? oldcap * 2 : 64;
-	f->threads = calloc(f->cap, sizeof(*f->threads));
-	if (!f->threads) {
-		f->threads = old;
-		f->cap = oldcap;
-		return -ENOMEM;
-	}
-	f->n = 0;
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].used)
-			*lookup(f, old[i].tid) = old[i];
-	free(old);
-	return 0;
-}
-
-/* Returns the thread's slot, claiming a free one; NULL only if full. */
-static struct ff_thread *lookup(struct frame_filter *f, uint32_t tid)
-{
-	size_t i;
-
-	for (i = tid & (f->cap - 1); f->threads[i].used; i = (i + 1) & (f->cap - 1))
-		if (f->threads[i].tid == tid)
-			return &f->threads[i];
-	f->threads[i].used = 1;
-	f->threads[i].tid = tid;
-	f->n++;
-	return &f->threads[i];
-}
-
-static struct ff_thread *thread_of(struct frame_filter *f, uint32_t tid)
-{
-	if ((f->n + 1) * 2 > f->cap && grow(f))
-		return NULL;
-	return lookup(f, tid);
+	if (!n && !u64map__put(&f->committed, key, 0))
+		n = u64map__find(&f->committed, key);
+	return n; /* NULL only when out of memory */
 }
 
 /* Passes on every pending frame below limit that has lasted long enough
  * by time now. */
-static int commit(struct frame_filter *f, struct ff_thread *t, const struct trace_thread *th,
+static int commit(struct frame_filter *f, uint64_t *committed, const struct trace_thread *th,
 		  const struct frame *stack, uint32_t limit, uint64_t now)
 {
-	while (t->committed < limit &&
-	       now - stack[t->committed].begin_ns >= f->opts.min_duration_ns) {
+	while (*committed < limit &&
+	       now - stack[*committed].begin_ns >= f->opts.min_duration_ns) {
 		int err;
 
-		t->committed++;
-		err = f->down.ops->enter(f->down.ctx, th, stack, t->committed);
+		++*committed;
+		err = f->down.ops->enter(f->down.ctx, th, stack, (uint32_t)*committed);
 		if (err)
 			return err;
 	}
@@ -82,40 +43,40 @@ static int ff_enter(void *ctx, const struct trace_thread *th, const struct frame
 		    uint32_t depth)
 {
 	struct frame_filter *f = ctx;
-	struct ff_thread *t;
+	uint64_t *committed;
 	uint32_t limit = depth;
 
 	if (f->opts.max_depth && depth > f->opts.max_depth) {
 		f->depth_dropped++;
 		limit = f->opts.max_depth;
 	}
-	t = thread_of(f, th->tid);
-	if (!t)
+	committed = committed_of(f, th->tid);
+	if (!committed)
 		return -ENOMEM;
 	/* The new frame has lasted 0 ns: only its callers may be due. */
-	return commit(f, t, th, stack, limit, stack[depth - 1].begin_ns);
+	return commit(f, committed, th, stack, limit, stack[depth - 1].begin_ns);
 }
 
 static int ff_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		    uint32_t depth, uint64_t end_ns, enum frame_end how)
 {
 	struct frame_filter *f = ctx;
-	struct ff_thread *t;
+	uint64_t *committed;
 	int err;
 
 	if (f->opts.max_depth && depth > f->opts.max_depth)
 		return 0;
-	t = thread_of(f, th->tid);
-	if (!t)
+	committed = committed_of(f, th->tid);
+	if (!committed)
 		return -ENOMEM;
-	err = commit(f, t, th, stack, depth, end_ns);
+	err = commit(f, committed, th, stack, depth, end_ns);
 	if (err)
 		return err;
-	if (t->committed < depth) {
+	if (*committed < depth) {
 		f->short_dropped++;
 		return 0;
 	}
-	t->committed = depth - 1;
+	*committed = depth - 1;
 	return f->down.ops->leave(f->down.ctx, th, stack, depth, end_ns, how);
 }
 
@@ -179,10 +140,6 @@ int frame_filter__new(const struct frame_sink *down, const struct frame_filter_o
 		return -ENOMEM;
 	f->down = *down;
 	f->opts = *opts;
-	if (grow(f)) {
-		free(f);
-		return -ENOMEM;
-	}
 	*out = f;
 	return 0;
 }
@@ -196,6 +153,6 @@ void frame_filter__free(struct frame_filter *f)
 {
 	if (!f)
 		return;
-	free(f->threads);
+	u64map__clear(&f->committed);
 	free(f);
 }
