@@ -2,7 +2,7 @@
  * (filter__load_file), which reads files users edit by hand.  Build and run
  * from the repository root:
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iuser fuzz/fuzz_filter_file.c user/filter.c -o fuzz_filter_file
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iuser fuzz/fuzz_filter_file.c user/filter.c user/output_file.c -o fuzz_filter_file
  *   ./fuzz_filter_file -max_total_time=20 -max_len=512
  *
  * Besides memory errors it checks that writing a loaded filter and loading

@@ -4,7 +4,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "calltree.h"
 #include "commands.h"
@@ -61,29 +60,27 @@ static int parse_args(int argc, char **argv, struct convert_args *a)
 	return -1;
 }
 
+struct folded_job {
+	const struct calltree *ct;
+	enum folded_weight weight;
+};
+
+static int write_folded(FILE *f, void *ctx)
+{
+	const struct folded_job *job = ctx;
+
+	return folded__write(job->ct, job->weight, f);
+}
+
 static int write_out(const struct convert_args *a, const struct calltree *ct)
 {
-	struct output_file of;
+	struct folded_job job = { ct, a->weight };
 	char err[8192];
-	FILE *f;
 	int ret;
 
 	if (!a->out || !strcmp(a->out, "-"))
 		return folded__write(ct, a->weight, stdout) || fflush(stdout) ? -EIO : 0;
-	ret = output_file__create(&of, a->out, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "sledtrace: %s\n", err);
-		return ret;
-	}
-	f = fdopen(dup(of.fd), "w");
-	ret = f ? folded__write(ct, a->weight, f) : -errno;
-	if (f && fclose(f))
-		ret = -EIO;
-	if (!ret)
-		ret = output_file__commit(&of, err, sizeof(err));
-	else
-		snprintf(err, sizeof(err), "cannot write %s: %s", a->out, strerror(-ret));
-	output_file__abort(&of);
+	ret = output_file__write_stream(a->out, write_folded, &job, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "sledtrace: %s\n", err);
 	return ret;

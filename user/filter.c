@@ -8,10 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "filter.h"
+#include "output_file.h"
 
 /* Longer patterns skip the (quadratic) search for the error offset. */
 #define ERROR_OFFSET_MAX_LEN 512
@@ -460,46 +459,32 @@ static bool one_line(const char *s)
 	return !s || !strchr(s, '\n');
 }
 
+struct filter_job {
+	const struct filter *f;
+	const char *object_path, *build_id;
+};
+
+static int write_job(FILE *fp, void *ctx)
+{
+	const struct filter_job *job = ctx;
+
+	write_contents(fp, job->f, job->object_path, job->build_id);
+	return ferror(fp) ? -EIO : 0;
+}
+
 int filter__write_file(const struct filter *f, const char *path, const char *object_path,
 		       const char *build_id, char *err, size_t errlen)
 {
-	size_t len = strlen(path);
-	char *tmp = malloc(len + sizeof(".XXXXXX"));
-	mode_t mask = umask(0);
-	FILE *fp = NULL;
-	int fd, ret = 0;
+	struct filter_job job = { f, object_path, build_id };
+	char why[512];
+	int ret;
 
-	umask(mask);
 	if (!one_line(object_path) || !one_line(build_id)) {
 		snprintf(err, errlen, "cannot write filter file '%s': object path has a newline", path);
-		free(tmp);
 		return -EINVAL;
 	}
-	if (!tmp) {
-		snprintf(err, errlen, "out of memory writing '%s'", path);
-		return -ENOMEM;
-	}
-	memcpy(tmp, path, len);
-	memcpy(tmp + len, ".XXXXXX", sizeof(".XXXXXX"));
-	fd = mkstemp(tmp);
-	if (fd < 0 || fchmod(fd, 0666 & ~mask) || !(fp = fdopen(fd, "w")))
-		ret = -errno;
-	if (fp) {
-		write_contents(fp, f, object_path, build_id);
-		if (fflush(fp) || fsync(fileno(fp)))
-			ret = -errno;
-		if (fclose(fp) && !ret)
-			ret = -errno;
-	} else if (fd >= 0) {
-		close(fd);
-	}
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
+	ret = output_file__write_stream(path, write_job, &job, why, sizeof(why));
+	if (ret)
 		snprintf(err, errlen, "cannot write filter file '%s': %s", path, strerror(-ret));
-		if (fd >= 0)
-			unlink(tmp);
-	}
-	free(tmp);
 	return ret;
 }

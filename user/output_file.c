@@ -65,7 +65,10 @@ int output_file__commit(struct output_file *of, char *err, size_t errlen)
 {
 	int e = 0;
 
-	if (!of->tmp[0])
+	/* Complete on disk before it has its name, even across a crash. */
+	if (fsync(of->fd))
+		e = errno;
+	if (!e && !of->tmp[0])
 		e = -link_unnamed(of);
 	if (close(of->fd) && !e)
 		e = errno;
@@ -89,4 +92,28 @@ void output_file__abort(struct output_file *of)
 	of->fd = -1;
 	if (of->tmp[0])
 		unlink(of->tmp);
+}
+
+int output_file__write_stream(const char *path, int (*write)(FILE *f, void *ctx), void *ctx,
+			      char *err, size_t errlen)
+{
+	struct output_file of;
+	int fd, ret = output_file__create(&of, path, err, errlen);
+	FILE *f;
+
+	if (ret)
+		return ret;
+	fd = dup(of.fd);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	ret = f ? write(f, ctx) : -errno;
+	if (f && fclose(f) && !ret)
+		ret = -errno;
+	if (!ret)
+		ret = output_file__commit(&of, err, errlen);
+	else
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
+	output_file__abort(&of);
+	return ret;
 }
