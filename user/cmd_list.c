@@ -39,7 +39,8 @@ static void usage(FILE *f)
 		"      --no-xray         list function symbols (what record --no-xray probes)\n"
 		"      --mangled         show raw symbol names instead of demangled ones\n"
 		"      --exits           add how record --exit=auto sees each function's\n"
-		"                        returns: 'ret' (uretprobe) or 'sled' (exit sleds)\n"
+		"                        returns: 'ret' (uretprobe), 'sled' (exit sleds) or\n"
+		"                        'infer' (no exit probe; with --no-xray)\n"
 		"  -h, --help            show this help\n");
 }
 
@@ -128,19 +129,23 @@ static void print_table(const struct list_args *a, const struct elf_object *obj,
 {
 	size_t entry = 0, exit = 0, tail = 0;
 	bool filtered = a->sel.n > 0;
+	enum exit_mode object_exits = probe_plan__object_exits(obj, map, EXIT_AUTO);
 
 	printf("%6s  %-18s  %-11s  %s%s\n", "ID", "ADDRESS", "SLEDS E/X/T", a->exits ? "EXIT  " : "",
 	       "NAME  LOCATION");
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
-
-		const char *exits = "";
+		char exits[16] = "";
 
 		if (!selected[f->id])
 			continue;
-		if (a->exits)
-			exits = probe_plan__function_exits(obj, map, f, EXIT_AUTO) == EXIT_URETPROBE ?
-					"ret   " : "sled  ";
+		if (a->exits) {
+			enum exit_mode m = probe_plan__function_exits(obj, map, f, EXIT_AUTO,
+								      object_exits);
+
+			snprintf(exits, sizeof(exits), "%-6s",
+				 m == EXIT_URETPROBE ? "ret" : probe_plan__exit_name(m));
+		}
 		print_row(f, symbols__get(syms, f->id), exits);
 		entry += f->nentry;
 		exit += f->nexit;

@@ -30,8 +30,8 @@ static bool has_exit_sleds(const struct xray_map *map)
 /* auto: uretprobes only where no unwinder can walk through the frames
  * they hijack (the unwinder would abort the target); elsewhere exit sleds,
  * or inferred exits for a map without any (--no-xray symbol maps). */
-static enum exit_mode choose_exits(const struct elf_object *obj, const struct xray_map *map,
-				   enum exit_mode mode)
+enum exit_mode probe_plan__object_exits(const struct elf_object *obj, const struct xray_map *map,
+					enum exit_mode mode)
 {
 	if (mode != EXIT_AUTO)
 		return mode;
@@ -63,13 +63,12 @@ static bool function_is_leaf(const struct elf_object *obj, const struct xray_map
 
 enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
 					  const struct xray_map *map,
-					  const struct xray_function *f, enum exit_mode mode)
+					  const struct xray_function *f, enum exit_mode mode,
+					  enum exit_mode object_exits)
 {
-	enum exit_mode m = choose_exits(obj, map, mode);
-
-	if (mode == EXIT_AUTO && m != EXIT_URETPROBE && function_is_leaf(obj, map, f))
+	if (mode == EXIT_AUTO && object_exits != EXIT_URETPROBE && function_is_leaf(obj, map, f))
 		return EXIT_URETPROBE;
-	return m;
+	return object_exits;
 }
 
 static int queue_sled(struct attacher *a, const struct probe_programs *progs,
@@ -115,7 +114,7 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 	int err;
 
 	*out = (struct object_plan){ 0 };
-	out->exits = choose_exits(obj, map, mode);
+	out->exits = probe_plan__object_exits(obj, map, mode);
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
 
@@ -123,7 +122,7 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 
 		if (selected && !selected[f->id])
 			continue;
-		exits = probe_plan__function_exits(obj, map, f, mode);
+		exits = probe_plan__function_exits(obj, map, f, mode, out->exits);
 		out->functions++;
 		out->ret_functions += exits == EXIT_URETPROBE;
 		for (uint32_t k = 0; k < f->nsleds; k++) {

@@ -50,9 +50,15 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		      uint32_t obj_index, enum exit_mode mode, const bool *selected,
 		      struct object_plan *out);
 const char *probe_plan__exit_name(enum exit_mode m);
-/* How f's returns are seen under mode (never EXIT_AUTO). */
+/* What mode means for the object as a whole (never EXIT_AUTO); decide it
+ * once, it looks at every sled. */
+enum exit_mode probe_plan__object_exits(const struct elf_object *obj, const struct xray_map *map,
+					enum exit_mode mode);
+/* How f's returns are seen: object_exits, or a uretprobe for a leaf under
+ * auto. */
 enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
 					  const struct xray_map *map,
-					  const struct xray_function *f, enum exit_mode mode);
+					  const struct xray_function *f, enum exit_mode mode,
+					  enum exit_mode object_exits);
 
 #endif
