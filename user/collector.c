@@ -286,14 +286,8 @@ static int thread_exit(struct collector *c, const struct sled_event *e)
 
 	if (!t)
 		return 0;
-	while (frame_builder__top(t->fbt)) {
-		int err = frame_builder__leave(c->fb, t->fbt, e->ts, FRAME_UNFINISHED);
-
-		if (err)
-			return err;
-	}
 	t->npend = 0;
-	return 0;
+	return frame_builder__end_thread(c->fb, t->fbt, e->ts);
 }
 
 int collector__event(struct collector *c, const struct sled_event *e)

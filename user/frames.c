@@ -245,6 +245,16 @@ int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t,
 	return fb->sink.ops->elided(fb->sink.ctx, &t->th, fid, calls, total_ns);
 }
 
+int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts)
+{
+	int err;
+
+	while (t->depth)
+		if ((err = frame_builder__leave(fb, t, ts, FRAME_UNFINISHED)))
+			return err;
+	return 0;
+}
+
 int frame_builder__finish(struct frame_builder *fb, struct trace_stats *st)
 {
 	struct trace_stats local = { 0 };
@@ -254,9 +264,8 @@ int frame_builder__finish(struct frame_builder *fb, struct trace_stats *st)
 		return -EALREADY;
 	fb->finished = true;
 	for (struct fb_thread *t = fb->first; t; t = t->next)
-		while (t->depth)
-			if ((err = frame_builder__leave(fb, t, t->last_ts, FRAME_UNFINISHED)))
-				return err;
+		if ((err = frame_builder__end_thread(fb, t, t->last_ts)))
+			return err;
 	if (!st)
 		st = &local;
 	st->unmatched_exits += fb->unmatched;

@@ -101,6 +101,9 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t,
 			 uint64_t ts, enum frame_end how);
 uint32_t frame_builder__depth(const struct fb_thread *t);
 const struct frame *frame_builder__top(const struct fb_thread *t); /* NULL if empty */
+/* Closes every open frame of t as FRAME_UNFINISHED at ts: the thread is
+ * gone (or the trace ends). */
+int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);
 /* Calls thread-level counters through to the sink. */
 int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t,
 			  uint32_t fid, uint64_t calls, uint64_t total_ns);
