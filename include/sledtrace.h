@@ -26,7 +26,6 @@
 #define SLED_COOKIE_KIND(c) ((unsigned)((c) >> 56))
 #define SLED_COOKIE_OBJ(c) ((unsigned)(((c) >> 32) & 0xffffff))
 #define SLED_COOKIE_FN(c) ((unsigned)((c) & 0xffffffffu))
-#define SLED_MAX_OBJECTS 0xffffff
 
 /* One event: 32 bytes.  sp is the user stack pointer when the probe hit;
  * at ENTRY/EXIT/TAIL it addresses the frame's return-address slot, at RET
