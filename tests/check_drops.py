@@ -13,6 +13,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_counts import get_stats  # noqa: E402  (one stats parser)
+
 sledtrace, loop = map(os.path.abspath, sys.argv[1:3])
 calls = 3000000
 with tempfile.TemporaryDirectory() as tmp:
@@ -29,9 +32,7 @@ with tempfile.TemporaryDirectory() as tmp:
         sys.exit("record exited %d: %s" % (rec.returncode, err))
     if "tick %d" % calls not in out:
         sys.exit("the fixture's own output changed: %r" % out)
-    report = subprocess.run([sledtrace, "report", trace], capture_output=True, text=True,
-                            check=True).stdout
-stats = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", report))
+    stats, _ = get_stats(sledtrace, trace, 120)
 want = 2 * calls + 2 + 1
 got = stats["events"] + stats["ringbuf_drops"]
 print("events %d + drops %d = %d (expected %d)" % (stats["events"], stats["ringbuf_drops"], got, want))

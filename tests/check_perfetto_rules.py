@@ -17,6 +17,9 @@ import sys
 import tempfile
 import zlib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_counts import get_stats  # noqa: E402  (one stats parser)
+
 CLEARED, NEEDS_STATE = 1, 2
 BEGIN, END = 1, 2
 MAX_DEPTH = 512
@@ -180,8 +183,7 @@ def main():
                        stdout=subprocess.DEVNULL, check=False)
         report = subprocess.run([sledtrace, "report", "--format=tsv", trace], check=True,
                                 capture_output=True, text=True).stdout
-        table = subprocess.run([sledtrace, "report", trace], check=True,
-                               capture_output=True, text=True).stdout
+        stats, _ = get_stats(sledtrace, trace, 120)
         with open(trace, "rb") as f:
             data = f.read()
     c = Checker()
@@ -196,7 +198,7 @@ def main():
     calls = {l.split("\t")[1]: int(l.split("\t")[2]) for l in report.splitlines()[1:]}
     # Calls deeper than the cap are not slices; the trace counts them apart.
     deep = {f: n - c.slices.get(f, 0) for f, n in calls.items() if n != c.slices.get(f, 0)}
-    capped = int(table.split("depth_capped=")[1].split()[0])
+    capped = stats["depth_capped"]
     print("%d packets, %d tracks, %d slices; calls beyond the depth cap: %s (stats: %d)"
           % (c.npackets, len(c.tracks), sum(c.slices.values()), deep or "none", capped))
     if set(c.slices) - set(calls) or any(n < 0 for n in deep.values()) \
