@@ -34,12 +34,17 @@ static void human(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.0f", v);
 }
 
+bool progress__due(const struct progress *p)
+{
+	return p->enabled && now_ns() - p->last_ns >= 500000000ull;
+}
+
 void progress__tick(struct progress *p, uint64_t events, uint64_t drops)
 {
 	uint64_t t = now_ns();
 	char rate[32], total[32];
 
-	if (!p->enabled || t - p->last_ns < 500000000ull)
+	if (!p->enabled || t <= p->last_ns)
 		return;
 	p->rate = (double)(events - p->last_events) * 1e9 / (double)(t - p->last_ns);
 	p->last_ns = t;

@@ -14,7 +14,9 @@ struct progress {
 };
 
 void progress__init(struct progress *p, bool quiet);
-/* Redraws at most twice a second. */
+/* Whether the status line is shown and half a second has passed since it
+ * was last drawn: gathering its numbers costs syscalls, so ask first. */
+bool progress__due(const struct progress *p);
 void progress__tick(struct progress *p, uint64_t events, uint64_t drops);
 void progress__clear(struct progress *p);
 

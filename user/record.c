@@ -419,8 +419,9 @@ int record__run(struct record *r)
 		err = drain(r);
 		if (err)
 			return err;
-		progress__tick(&r->prog, collector__stats(r->col)->events,
-			       counter(r, SLED_CTR_DROPS));
+		if (progress__due(&r->prog))
+			progress__tick(&r->prog, collector__stats(r->col)->events,
+				       counter(r, SLED_CTR_DROPS));
 	}
 	r->status = launch__wait(&r->child);
 	r->child.pid = -1;
