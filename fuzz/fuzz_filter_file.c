@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "filter.h"
+#include "probe/filter.h"
 
 static char in_path[64], out_path[64], out2_path[64];
 

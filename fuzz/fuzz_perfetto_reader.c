@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "perfetto_reader.h"
+#include "format/perfetto_reader.h"
 
 static int nop_fn(void *ctx, const struct trace_function *fn) { (void)ctx; (void)fn; return 0; }
 static int nop_th(void *ctx, const struct trace_thread *th) { (void)ctx; (void)th; return 0; }

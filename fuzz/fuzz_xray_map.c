@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xray_map.h"
+#include "object/xray_map.h"
 
 /* Invariants every successful decode must keep; a violation aborts so the
  * fuzzer reports it as a crash. */

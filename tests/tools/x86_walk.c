@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "elf_object.h"
-#include "x86_leaf.h"
+#include "object/elf_object.h"
+#include "object/x86_leaf.h"
 
 static void walk(const struct elf_object *obj, const struct elf_symbol *s)
 {

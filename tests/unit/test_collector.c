@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "collector.h"
+#include "record/collector.h"
 
 /* A sink that remembers every leave: function, depth, how, end. */
 struct leave_rec {

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "demangle.h"
+#include "object/demangle.h"
 
 static void expect_name(const char *mangled, const char *want)
 {

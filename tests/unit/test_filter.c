@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "filter.h"
+#include "probe/filter.h"
 
 static const char *rust_drop = "<resolver::Cache as core::ops::Drop>::drop";
 static const char *rust_drop_mangled = "_ZN56_$LT$resolver..Cache$u20$as$u20$core..ops..Drop$GT$4drop17h3f598a9d70d5f208E";

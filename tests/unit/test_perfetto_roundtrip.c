@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "frames.h"
-#include "perfetto_reader.h"
-#include "perfetto_writer.h"
+#include "model/frames.h"
+#include "format/perfetto_reader.h"
+#include "format/perfetto_writer.h"
 
 #define NFUNCS 300
 #define MAXF (NFUNCS + 8)

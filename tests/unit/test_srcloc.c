@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "elf_object.h"
-#include "srcloc.h"
+#include "object/elf_object.h"
+#include "object/srcloc.h"
 
 /* Defined on one line so __LINE__ is the declaration line DWARF records. */
 __attribute__((noinline, used)) int srcloc_marker(int x) { return x * 3 + 1; } static const int marker_line = __LINE__;

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <errno.h>
 
-#include "xray_map.h"
+#include "object/xray_map.h"
 
 #define SECT 0x10000ull /* section vaddr used by every image */
 #define MAXE 16

@@ -1,0 +1,502 @@
+/* perfetto_interp.c: applies trace_processor's rules to unpacked packets
+ * (formats.md): a sequence is invalid until INCREMENTAL_STATE_CLEARED,
+ * interned ids are per sequence and field, incremental clocks add deltas
+ * in file order, events default to the sequence's track, an END pops the
+ * innermost open slice (and is ignored when none is open), nesting beyond
+ * 512 is dropped.  Names map to one dense function id per distinct name. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/perfetto_interp.h"
+#include "format/perfetto_writer.h"
+#include "util/u64map.h"
+
+#define SEQ_CLEARED 1
+#define SEQ_NEEDS 2
+#define CLOCK_BOOTTIME_ID 6
+
+typedef Perfetto__Protos__TracePacket Packet;
+
+struct seq_clock {
+	bool set, incremental;
+	uint64_t unit, value, ref_value, ref_boot;
+};
+
+struct pr_seq {
+	bool valid;
+	bool has_clock, has_track;
+	uint32_t def_clock;
+	uint64_t def_track;
+	struct u64map names; /* name iid -> function index */
+	struct u64map locs;  /* source location iid -> loc index + 1 */
+	struct seq_clock *clocks; /* 64..127, allocated on first snapshot */
+};
+
+struct pr_track {
+	uint32_t pid, tid;
+	bool thread;
+	char *name;
+	struct fb_thread *t;
+};
+
+struct pr_func {
+	char *name;
+	bool announced;
+};
+
+struct pr_loc {
+	char *file;
+	uint32_t line;
+};
+
+struct pr_proc {
+	char *name, *cmdline;
+};
+
+struct perfetto_interp {
+	struct u64map seq_idx, track_idx, proc_idx, func_idx;
+	struct pr_seq *seqs;
+	struct pr_track *tracks;
+	struct pr_proc *procs;
+	struct pr_func *funcs; /* index = function id - 1 */
+	struct pr_loc *locs;
+	size_t nseqs, ntracks, nprocs, nfuncs, nlocs;
+	struct frame_builder *fb;
+	struct trace_stats stats;
+	bool saw_meta, saw_stats;
+};
+
+/* ---- interning and tracks ---- */
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+/* Function index (id - 1) for a name; names are the functions' identity. */
+static int func_for_name(struct perfetto_interp *r, const char *name, uint64_t *out)
+{
+	uint64_t key = name_hash(name), idx;
+	struct pr_func *f;
+
+	while (u64map__get(&r->func_idx, key, &idx)) {
+		if (!strcmp(r->funcs[idx].name, name)) {
+			*out = idx;
+			return 0;
+		}
+		key = key * 31 + 7; /* hash collision: probe on */
+		key += !key;
+	}
+	if (!(f = realloc(r->funcs, (r->nfuncs + 1) * sizeof(*f))))
+		return -ENOMEM;
+	r->funcs = f;
+	f[r->nfuncs] = (struct pr_func){ .name = strdup(name) };
+	if (!f[r->nfuncs].name || u64map__put(&r->func_idx, key, r->nfuncs))
+		return -ENOMEM;
+	*out = r->nfuncs++;
+	return 0;
+}
+
+static int announce(struct perfetto_interp *r, uint64_t idx, const char *file, uint32_t line)
+{
+	struct trace_function fn = { .id = (uint32_t)idx + 1, .name = r->funcs[idx].name,
+				     .file = file, .line = file ? line : 0 };
+
+	if (r->funcs[idx].announced)
+		return 0;
+	r->funcs[idx].announced = true;
+	return frame_builder__function(r->fb, &fn);
+}
+
+static void seq_reset(struct pr_seq *s)
+{
+	u64map__clear(&s->names);
+	u64map__clear(&s->locs);
+	free(s->clocks);
+	*s = (struct pr_seq){ 0 };
+}
+
+static struct pr_seq *seq_get(struct perfetto_interp *r, uint32_t id)
+{
+	uint64_t idx;
+	struct pr_seq *v;
+
+	if (u64map__get(&r->seq_idx, (uint64_t)id + 1, &idx))
+		return &r->seqs[idx];
+	if (!(v = realloc(r->seqs, (r->nseqs + 1) * sizeof(*v))))
+		return NULL;
+	r->seqs = v;
+	v[r->nseqs] = (struct pr_seq){ 0 };
+	if (u64map__put(&r->seq_idx, (uint64_t)id + 1, r->nseqs))
+		return NULL;
+	return &r->seqs[r->nseqs++];
+}
+
+/* Interned ids are never redefined: the first definition stays. */
+static int intern(struct perfetto_interp *r, struct pr_seq *s, const Perfetto__Protos__InternedData *d)
+{
+	uint64_t idx;
+	struct pr_loc *l;
+	int err;
+
+	for (size_t i = 0; i < d->n_event_names; i++) {
+		const Perfetto__Protos__EventName *en = d->event_names[i];
+
+		if (!en->has_iid || !en->iid || !en->name || u64map__find(&s->names, en->iid))
+			continue;
+		if ((err = func_for_name(r, en->name, &idx)) ||
+		    (err = u64map__put(&s->names, en->iid, idx)))
+			return err;
+	}
+	for (size_t i = 0; i < d->n_source_locations; i++) {
+		const Perfetto__Protos__SourceLocation *sl = d->source_locations[i];
+
+		if (!sl->has_iid || !sl->iid || !sl->file_name || u64map__find(&s->locs, sl->iid))
+			continue;
+		if (!(l = realloc(r->locs, (r->nlocs + 1) * sizeof(*l))))
+			return -ENOMEM;
+		r->locs = l;
+		l[r->nlocs] = (struct pr_loc){ strdup(sl->file_name), sl->line_number };
+		if (!l[r->nlocs].file)
+			return -ENOMEM;
+		if ((err = u64map__put(&s->locs, sl->iid, ++r->nlocs)))
+			return err;
+	}
+	return 0;
+}
+
+static char *join_cmdline(const Perfetto__Protos__ProcessDescriptor *pd)
+{
+	size_t n = 1;
+	char *s;
+
+	if (!pd->n_cmdline)
+		return NULL;
+	for (size_t i = 0; i < pd->n_cmdline; i++)
+		n += strlen(pd->cmdline[i]) + 1;
+	if (!(s = calloc(1, n)))
+		return NULL;
+	for (size_t i = 0; i < pd->n_cmdline; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, pd->cmdline[i]);
+	}
+	return s;
+}
+
+static int process_desc(struct perfetto_interp *r, const Perfetto__Protos__ProcessDescriptor *pd)
+{
+	uint64_t key = (uint64_t)(uint32_t)pd->pid + 1, idx;
+	struct pr_proc *p;
+
+	if (!pd->has_pid || u64map__find(&r->proc_idx, key))
+		return 0;
+	if (!(p = realloc(r->procs, (r->nprocs + 1) * sizeof(*p))))
+		return -ENOMEM;
+	r->procs = p;
+	idx = r->nprocs++;
+	p[idx].name = strdup(pd->process_name ? pd->process_name : "");
+	p[idx].cmdline = join_cmdline(pd);
+	if (!p[idx].name)
+		return -ENOMEM;
+	return u64map__put(&r->proc_idx, key, idx);
+}
+
+static int track_desc(struct perfetto_interp *r, const Perfetto__Protos__TrackDescriptor *td)
+{
+	const Perfetto__Protos__ThreadDescriptor *th = td->thread;
+	struct pr_track *t;
+	int err;
+
+	if (td->process && (err = process_desc(r, td->process)))
+		return err;
+	if (td->uuid == PERFETTO_META_UUID && td->name && !strcmp(td->name, PERFETTO_META_TRACK))
+		r->saw_meta = true;
+	if (!td->has_uuid || !td->uuid || !th || !th->has_tid ||
+	    u64map__find(&r->track_idx, td->uuid))
+		return 0;
+	if (!(t = realloc(r->tracks, (r->ntracks + 1) * sizeof(*t))))
+		return -ENOMEM;
+	r->tracks = t;
+	t = &t[r->ntracks];
+	*t = (struct pr_track){ .pid = (uint32_t)th->pid, .tid = (uint32_t)th->tid,
+				.thread = true };
+	if (!(t->name = strdup(th->thread_name ? th->thread_name : "")))
+		return -ENOMEM;
+	return u64map__put(&r->track_idx, td->uuid, r->ntracks++);
+}
+
+static int bind_thread(struct perfetto_interp *r, uint32_t pid, uint32_t tid, const char *name,
+		       struct fb_thread **out)
+{
+	const struct pr_proc *p = NULL;
+	uint64_t idx;
+
+	if ((*out = frame_builder__find(r->fb, tid)))
+		return 0;
+	if (u64map__get(&r->proc_idx, (uint64_t)pid + 1, &idx))
+		p = &r->procs[idx];
+	return frame_builder__thread(r->fb, pid, tid, name, p ? p->name : "",
+				     p ? p->cmdline : NULL, out);
+}
+
+/* NULL (and 0) for tracks that are not thread tracks: their events are ignored. */
+static int track_thread(struct perfetto_interp *r, uint64_t uuid, struct fb_thread **out)
+{
+	uint64_t idx;
+	struct pr_track *t;
+	int err;
+
+	*out = NULL;
+	if (!uuid || !u64map__get(&r->track_idx, uuid, &idx))
+		return 0;
+	t = &r->tracks[idx];
+	if (!t->t && (err = bind_thread(r, t->pid, t->tid, t->name, &t->t)))
+		return err;
+	*out = t->t;
+	return 0;
+}
+
+/* ---- clocks ---- */
+
+static int clock_snapshot(struct pr_seq *s, const Perfetto__Protos__ClockSnapshot *cs)
+{
+	uint64_t ref = 0;
+	bool have_ref = false;
+
+	for (size_t i = 0; i < cs->n_clocks; i++) {
+		uint32_t id = cs->clocks[i]->clock_id;
+
+		if (id == CLOCK_BOOTTIME_ID || (!have_ref && (id < 64 || id > 127))) {
+			ref = cs->clocks[i]->timestamp;
+			have_ref = id == CLOCK_BOOTTIME_ID;
+		}
+	}
+	for (size_t i = 0; i < cs->n_clocks; i++) {
+		const Perfetto__Protos__ClockSnapshot__Clock *c = cs->clocks[i];
+
+		if (c->clock_id < 64 || c->clock_id > 127)
+			continue;
+		if (!s->clocks && !(s->clocks = calloc(64, sizeof(*s->clocks))))
+			return -ENOMEM;
+		s->clocks[c->clock_id - 64] = (struct seq_clock){
+			.set = true, .incremental = c->is_incremental,
+			.unit = c->has_unit_multiplier_ns ? c->unit_multiplier_ns : 1,
+			.value = c->timestamp, .ref_value = c->timestamp, .ref_boot = ref };
+	}
+	return 0;
+}
+
+/* Boot-time ns of a packet; false when its clock is undefined here.
+ * Builtin clocks other than BOOTTIME are taken as they are. */
+static bool packet_time(struct pr_seq *s, const Packet *p, uint64_t *ts)
+{
+	uint32_t id = p->has_timestamp_clock_id ? p->timestamp_clock_id
+			: s->has_clock ? s->def_clock : CLOCK_BOOTTIME_ID;
+	struct seq_clock *c;
+	uint64_t v;
+
+	if (id < 64 || id > 127) {
+		*ts = p->timestamp;
+		return true;
+	}
+	if (!s->clocks || !(c = &s->clocks[id - 64])->set)
+		return false;
+	v = c->incremental ? (c->value += p->timestamp) : p->timestamp;
+	*ts = c->ref_boot + (v - c->ref_value) * c->unit;
+	return true;
+}
+
+/* ---- events ---- */
+
+static uint64_t ann_uint(const Perfetto__Protos__TrackEvent *ev, const char *name)
+{
+	for (size_t i = 0; i < ev->n_debug_annotations; i++)
+		if (ev->debug_annotations[i]->name &&
+		    !strcmp(ev->debug_annotations[i]->name, name))
+			return ev->debug_annotations[i]->uint_value;
+	return 0;
+}
+
+static const char *ann_str(const Perfetto__Protos__TrackEvent *ev, const char *name)
+{
+	for (size_t i = 0; i < ev->n_debug_annotations; i++)
+		if (ev->debug_annotations[i]->name &&
+		    !strcmp(ev->debug_annotations[i]->name, name))
+			return ev->debug_annotations[i]->string_value;
+	return NULL;
+}
+
+static int elided_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEvent *ev)
+{
+	const char *name = ann_str(ev, "function");
+	uint32_t tid = (uint32_t)ann_uint(ev, "tid");
+	uint64_t idx, uuid = PERFETTO_THREAD_UUID(tid);
+	struct fb_thread *t;
+	int err;
+
+	if (!name)
+		return 0;
+	if ((err = func_for_name(r, name, &idx)) ||
+	    (err = announce(r, idx, ann_str(ev, "file"), (uint32_t)ann_uint(ev, "line"))))
+		return err;
+	if ((err = track_thread(r, uuid, &t)))
+		return err;
+	if (!t && (err = bind_thread(r, (uint32_t)ann_uint(ev, "pid"), tid, "", &t)))
+		return err;
+	return frame_builder__elided(r->fb, t, (uint32_t)idx + 1, ann_uint(ev, "calls"),
+				     ann_uint(ev, "total_ns"));
+}
+
+static int meta_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEvent *ev)
+{
+	if (!ev->name)
+		return 0;
+	if (!strcmp(ev->name, PERFETTO_ELIDED_EVENT))
+		return elided_event(r, ev);
+	if (strcmp(ev->name, PERFETTO_STATS_EVENT))
+		return 0;
+	for (size_t i = 0; i < perfetto_stat_nfields; i++)
+		*(uint64_t *)((char *)&r->stats + perfetto_stat_fields[i].offset) =
+			ann_uint(ev, perfetto_stat_fields[i].name);
+	r->saw_stats = true;
+	return 0;
+}
+
+static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_thread *t,
+		       const Perfetto__Protos__TrackEvent *ev, uint64_t ts)
+{
+	const struct pr_loc *loc = NULL;
+	uint64_t idx, li;
+	int err;
+
+	/* trace_processor drops what nests deeper than this */
+	if (frame_builder__depth(t) >= PERFETTO_MAX_DEPTH)
+		return 0;
+	/* iid 0 is unset, and u64map keys must not be 0 (it marks empty slots) */
+	if (ev->has_name_iid && ev->name_iid && u64map__get(&s->names, ev->name_iid, &idx))
+		err = 0;
+	else
+		err = func_for_name(r, ev->name ? ev->name : "[unknown]", &idx);
+	if (err)
+		return err;
+	if (ev->has_source_location_iid && ev->source_location_iid &&
+	    u64map__get(&s->locs, ev->source_location_iid, &li))
+		loc = &r->locs[li - 1];
+	if ((err = announce(r, idx, loc ? loc->file : NULL, loc ? loc->line : 0)))
+		return err;
+	return frame_builder__enter(r->fb, t, (uint32_t)idx + 1, ts, 0);
+}
+
+static int track_event(struct perfetto_interp *r, struct pr_seq *s,
+		       const Perfetto__Protos__TrackEvent *ev, uint64_t ts)
+{
+	uint64_t uuid = ev->has_track_uuid ? ev->track_uuid : s->def_track;
+	struct fb_thread *t;
+	int err;
+
+	if (!ev->has_track_uuid && !s->has_track)
+		return 0;
+	if (uuid == PERFETTO_META_UUID && ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT)
+		return meta_event(r, ev);
+	if (ev->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN &&
+	    ev->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END)
+		return 0;
+	if ((err = track_thread(r, uuid, &t)) || !t)
+		return err;
+	if (ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN)
+		return slice_begin(r, s, t, ev, ts);
+	if (!frame_builder__depth(t))
+		return 0;
+	return frame_builder__leave(r->fb, t, ts, FRAME_RETURNED);
+}
+
+int perfetto_interp__packet(struct perfetto_interp *r, const Packet *p)
+{
+	struct pr_seq *s = seq_get(r, p->trusted_packet_sequence_id);
+	uint64_t ts = 0;
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	if (p->sequence_flags & SEQ_CLEARED) {
+		seq_reset(s);
+		s->valid = true;
+	} else if ((p->sequence_flags & SEQ_NEEDS) && !s->valid) {
+		return 0;
+	}
+	if (p->trace_packet_defaults) {
+		const Perfetto__Protos__TracePacketDefaults *d = p->trace_packet_defaults;
+
+		s->has_clock = d->has_timestamp_clock_id;
+		s->def_clock = d->timestamp_clock_id;
+		s->has_track = d->track_event_defaults && d->track_event_defaults->has_track_uuid;
+		s->def_track = s->has_track ? d->track_event_defaults->track_uuid : 0;
+	}
+	if ((p->interned_data && (err = intern(r, s, p->interned_data))) ||
+	    (p->clock_snapshot && (err = clock_snapshot(s, p->clock_snapshot))) ||
+	    (p->track_descriptor && (err = track_desc(r, p->track_descriptor))))
+		return err;
+	if (p->has_timestamp && !packet_time(s, p, &ts))
+		return 0;
+	/* An event without a time cannot be placed: trace_processor drops it. */
+	if (p->track_event && !p->has_timestamp)
+		return 0;
+	return p->track_event ? track_event(r, s, p->track_event, ts) : 0;
+}
+
+
+struct perfetto_interp *perfetto_interp__new(const struct frame_sink *sink)
+{
+	struct perfetto_interp *r = calloc(1, sizeof(*r));
+
+	if (r && !(r->fb = frame_builder__new(sink))) {
+		free(r);
+		r = NULL;
+	}
+	return r;
+}
+
+bool perfetto_interp__complete(const struct perfetto_interp *r)
+{
+	return !r->saw_meta || r->saw_stats;
+}
+
+int perfetto_interp__finish(struct perfetto_interp *r)
+{
+	return frame_builder__finish(r->fb, &r->stats);
+}
+
+void perfetto_interp__free(struct perfetto_interp *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nseqs; i++)
+		seq_reset(&r->seqs[i]);
+	for (size_t i = 0; i < r->ntracks; i++)
+		free(r->tracks[i].name);
+	for (size_t i = 0; i < r->nprocs; i++) {
+		free(r->procs[i].name);
+		free(r->procs[i].cmdline);
+	}
+	for (size_t i = 0; i < r->nfuncs; i++)
+		free(r->funcs[i].name);
+	for (size_t i = 0; i < r->nlocs; i++)
+		free(r->locs[i].file);
+	free(r->seqs);
+	free(r->tracks);
+	free(r->procs);
+	free(r->funcs);
+	free(r->locs);
+	u64map__clear(&r->seq_idx);
+	u64map__clear(&r->track_idx);
+	u64map__clear(&r->proc_idx);
+	u64map__clear(&r->func_idx);
+	frame_builder__free(r->fb);
+	free(r);
+}

@@ -1,0 +1,19 @@
+/* perfetto_reader.h: streams a Perfetto trace file into a frame_sink,
+ * through a frame_builder.  It applies trace_processor's rules (see
+ * formats.md), so what it gives back is what trace_processor would show:
+ * slices per thread track, names merged into one function id per distinct
+ * name, plus sledtrace's elided records and stats when the trace has them. */
+#ifndef SLEDTRACE_PERFETTO_READER_H
+#define SLEDTRACE_PERFETTO_READER_H
+
+#include <stddef.h>
+
+#include "model/frames.h"
+
+/* Returns 0, or a negative errno with one line (no newline) in err:
+ * "PATH: truncated at byte N", "PATH: corrupt packet at byte N", ...
+ * Errors from the sink are passed back the same way. */
+int perfetto_reader__read(const char *path, const struct frame_sink *sink,
+			  char *err, size_t errlen);
+
+#endif

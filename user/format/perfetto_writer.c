@@ -1,0 +1,554 @@
+/* perfetto_writer.c: streams frames as a Perfetto trace (layout in
+ * perfetto_writer.h and formats.md).  BEGIN/END packets are the hot path
+ * (every traced call) and are encoded by hand into the thread's pending
+ * buffer; the rare packets (sequence start, descriptors, stats) go through
+ * protobuf-c.  Pending buffers are already a serialized Trace message, so
+ * a flush deflates one buffer into one compressed_packets packet. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "perfetto_trace.pb-c.h"
+#include "format/perfetto_writer.h"
+#include "format/perfetto_writer_int.h"
+
+const struct perfetto_stat_field perfetto_stat_fields[] = {
+#define F(x) { #x, offsetof(struct trace_stats, x) }
+	F(events), F(ringbuf_drops), F(unmatched_exits), F(inferred_exits),
+	F(unfinished), F(depth_capped), F(max_depth_dropped), F(short_dropped),
+	F(ignored_sleds),
+#undef F
+};
+const size_t perfetto_stat_nfields =
+	sizeof(perfetto_stat_fields) / sizeof(perfetto_stat_fields[0]);
+
+static size_t vlen(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static uint8_t *put_v(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static uint8_t *put_bytes(uint8_t *p, uint8_t tag, const void *s, size_t n)
+{
+	*p++ = tag;
+	p = put_v(p, n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static int buf_reserve(struct buf *b, size_t more)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	uint8_t *p;
+
+	if (b->len + more <= b->cap)
+		return 0;
+	while (cap < b->len + more)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int pw_write_all(struct perfetto_writer *w, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(w->fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return w->err = r < 0 ? -errno : -EIO;
+		p = (const uint8_t *)p + r;
+		n -= (size_t)r;
+		w->bytes += (uint64_t)r;
+	}
+	return 0;
+}
+
+static int deflate_pending(struct perfetto_writer *w, const struct buf *b, size_t *clen)
+{
+	size_t bound = deflateBound(&w->z, b->len);
+
+	if (bound > w->zcap) {
+		uint8_t *p = realloc(w->zbuf, bound);
+
+		if (!p)
+			return -ENOMEM;
+		w->zbuf = p;
+		w->zcap = bound;
+	}
+	if (deflateReset(&w->z) != Z_OK)
+		return -EIO;
+	w->z.next_in = b->p;
+	w->z.avail_in = (uInt)b->len;
+	w->z.next_out = w->zbuf;
+	w->z.avail_out = (uInt)w->zcap;
+	if (deflate(&w->z, Z_FINISH) != Z_STREAM_END)
+		return -EIO;
+	*clen = w->zcap - w->z.avail_out;
+	return 0;
+}
+
+/* Outer packet: { trusted_packet_sequence_id, compressed_packets }. */
+int pw_flush_seq(struct perfetto_writer *w, struct pw_seq *s, bool release)
+{
+	uint8_t hdr[32], *p = hdr;
+	size_t clen, body;
+	int err = 0;
+
+	if (s->pending.len && w->o.plain)
+		err = pw_write_all(w, s->pending.p, s->pending.len);
+	else if (s->pending.len && !(err = deflate_pending(w, &s->pending, &clen))) {
+		body = 1 + vlen(s->seq_id) + 2 + vlen(clen) + clen;
+		*p++ = 0x0a;
+		p = put_v(p, body);
+		*p++ = 0x50;
+		p = put_v(p, s->seq_id);
+		*p++ = 0x92; /* field 50, length-delimited */
+		*p++ = 0x03;
+		p = put_v(p, clen);
+		if (!(err = pw_write_all(w, hdr, (size_t)(p - hdr))))
+			err = pw_write_all(w, w->zbuf, clen);
+	}
+	w->buffered -= s->pending.len;
+	s->pending.len = 0;
+	if (release) {
+		free(s->pending.p);
+		s->pending = (struct buf){ 0 };
+	}
+	return err ? (w->err = err) : 0;
+}
+
+static int flush_largest(struct perfetto_writer *w)
+{
+	struct pw_seq *big = NULL;
+	int err;
+
+	while (w->buffered > w->o.max_buffered) {
+		for (size_t i = 0; i < w->nseqs; i++)
+			if (!big || w->seqs[i]->pending.len > big->pending.len)
+				big = w->seqs[i];
+		if (!big || !big->pending.len)
+			return 0;
+		if ((err = pw_flush_seq(w, big, true)))
+			return err;
+		big = NULL;
+	}
+	return 0;
+}
+
+static int after_append(struct perfetto_writer *w, struct pw_seq *s, size_t added)
+{
+	int err;
+
+	w->buffered += added;
+	if (s->pending.len >= w->o.chunk_bytes && (err = pw_flush_seq(w, s, false)))
+		return err;
+	return w->buffered > w->o.max_buffered ? flush_largest(w) : 0;
+}
+
+int pw_append_msg(struct perfetto_writer *w, struct pw_seq *s,
+		      Perfetto__Protos__TracePacket *pkt)
+{
+	size_t n, before = s->pending.len;
+	uint8_t *p;
+
+	pkt->has_trusted_packet_sequence_id = 1;
+	pkt->trusted_packet_sequence_id = s->seq_id;
+	n = perfetto__protos__trace_packet__get_packed_size(pkt);
+	if (buf_reserve(&s->pending, n + 11))
+		return w->err = -ENOMEM;
+	p = s->pending.p + s->pending.len;
+	*p++ = 0x0a;
+	p = put_v(p, n);
+	p += perfetto__protos__trace_packet__pack(pkt, p);
+	s->pending.len = (size_t)(p - s->pending.p);
+	return after_append(w, s, s->pending.len - before);
+}
+
+
+static struct pw_seq *seq_get(struct perfetto_writer *w, const struct trace_thread *th)
+{
+	struct pw_seq *s = w->cached, **v;
+	uint64_t idx;
+
+	if (s && s->tid == th->tid)
+		return s;
+	if (u64map__get(&w->seq_by_tid, (uint64_t)th->tid + 1, &idx))
+		return w->cached = w->seqs[idx];
+	v = realloc(w->seqs, (w->nseqs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	w->seqs = v;
+	if (!(s = calloc(1, sizeof(*s))))
+		return NULL;
+	if (u64map__put(&w->seq_by_tid, (uint64_t)th->tid + 1, w->nseqs)) {
+		free(s);
+		return NULL;
+	}
+	s->pid = th->pid;
+	s->tid = th->tid;
+	s->seq_id = (uint32_t)w->nseqs + PERFETTO_META_SEQ + 1;
+	w->seqs[w->nseqs++] = s;
+	return w->cached = s;
+}
+
+/* The sequence's descriptors go out lazily with its first event, because
+ * the clock snapshot wants that event's timestamp. */
+static struct pw_seq *seq_ready(struct perfetto_writer *w,
+				const struct trace_thread *th, uint64_t ts)
+{
+	struct pw_seq *s = seq_get(w, th);
+
+	if (!s) {
+		w->err = -ENOMEM;
+		return NULL;
+	}
+	if (!s->started && (pw_start_seq(w, s, th, ts) || pw_describe_process(w, th) ||
+			    pw_describe_thread(w, s, th)))
+		return NULL;
+	return s;
+}
+
+static int mark_interned(struct pw_seq *s, uint32_t fid)
+{
+	size_t need = fid / 8 + 1;
+
+	if (need > s->interned_bytes) {
+		size_t n = need * 2;
+		uint8_t *p = realloc(s->interned, n);
+
+		if (!p)
+			return -ENOMEM;
+		memset(p + s->interned_bytes, 0, n - s->interned_bytes);
+		s->interned = p;
+		s->interned_bytes = n;
+	}
+	s->interned[fid / 8] |= (uint8_t)(1u << (fid % 8));
+	return 0;
+}
+
+static bool is_interned(const struct pw_seq *s, uint32_t fid)
+{
+	return fid / 8 < s->interned_bytes && (s->interned[fid / 8] >> (fid % 8)) & 1;
+}
+
+/* iid == fid for both event_names and source_locations. */
+static size_t srcloc_len(const struct pw_func *f, uint32_t fid)
+{
+	return 1 + vlen(fid) + 1 + vlen(f->file_len) + f->file_len + 1 +
+	       vlen(f->name_len) + f->name_len + (f->line ? 1 + vlen(f->line) : 0);
+}
+
+static uint8_t *put_interned(uint8_t *p, const struct pw_func *f, uint32_t fid)
+{
+	size_t en = 1 + vlen(fid) + 1 + vlen(f->name_len) + f->name_len;
+	size_t sl = f->file ? srcloc_len(f, fid) : 0;
+	size_t id = 1 + vlen(en) + en + (f->file ? 1 + vlen(sl) + sl : 0);
+
+	*p++ = 0x62;
+	p = put_v(p, id);
+	*p++ = 0x12;
+	p = put_v(p, en);
+	*p++ = 0x08;
+	p = put_v(p, fid);
+	p = put_bytes(p, 0x12, f->name, f->name_len);
+	if (!f->file)
+		return p;
+	*p++ = 0x22;
+	p = put_v(p, sl);
+	*p++ = 0x08;
+	p = put_v(p, fid);
+	p = put_bytes(p, 0x12, f->file, f->file_len);
+	p = put_bytes(p, 0x1a, f->name, f->name_len);
+	if (f->line) {
+		*p++ = 0x20;
+		p = put_v(p, f->line);
+	}
+	return p;
+}
+
+/* One TrackEvent packet: delta timestamp, NEEDS_INCREMENTAL_STATE, the
+ * event, and the function's interned data on its first use here. */
+static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts,
+		     uint32_t fid, bool begin)
+{
+	const struct pw_func *f = begin ? &w->funcs[fid] : NULL;
+	bool intern = begin && !is_interned(s, fid);
+	uint64_t delta = ts > s->last_ts ? ts - s->last_ts : 0;
+	size_t te = begin ? 2 + 1 + vlen(fid) + (f->file ? 2 + vlen(fid) : 0) : 2;
+	size_t pkt = 1 + vlen(delta) + 1 + vlen(s->seq_id) + 2 + 1 + vlen(te) + te;
+	size_t before = s->pending.len;
+	uint8_t *p;
+
+	if (intern) {
+		size_t id = 1 + vlen(fid) + 1 + vlen(f->name_len) + f->name_len;
+
+		id += 1 + vlen(id) + (f->file ? 1 + vlen(srcloc_len(f, fid)) + srcloc_len(f, fid) : 0);
+		pkt += 1 + vlen(id) + id;
+		if (mark_interned(s, fid))
+			return w->err = -ENOMEM;
+	}
+	if (buf_reserve(&s->pending, pkt + 10))
+		return w->err = -ENOMEM;
+	p = s->pending.p + s->pending.len;
+	*p++ = 0x0a;
+	p = put_v(p, pkt);
+	*p++ = 0x40;
+	p = put_v(p, delta);
+	*p++ = 0x50;
+	p = put_v(p, s->seq_id);
+	*p++ = 0x68;
+	*p++ = SEQ_NEEDS;
+	*p++ = 0x5a;
+	p = put_v(p, te);
+	*p++ = 0x48;
+	*p++ = begin ? 1 : 2;
+	if (begin) {
+		*p++ = 0x50;
+		p = put_v(p, fid);
+		if (f->file) {
+			*p++ = 0x90; /* field 34, varint */
+			*p++ = 0x02;
+			p = put_v(p, fid);
+		}
+	}
+	if (intern)
+		p = put_interned(p, f, fid);
+	s->pending.len = (size_t)(p - s->pending.p);
+	s->last_ts += delta;
+	return after_append(w, s, s->pending.len - before);
+}
+
+static int pw_function(void *ctx, const struct trace_function *fn)
+{
+	struct perfetto_writer *w = ctx;
+	struct pw_func *f;
+
+	if (!fn->id || !fn->name)
+		return -EINVAL;
+	if (fn->id >= w->nfuncs) {
+		size_t n = fn->id * 2 + 16;
+
+		if (!(f = realloc(w->funcs, n * sizeof(*f))))
+			return w->err = -ENOMEM;
+		memset(f + w->nfuncs, 0, (n - w->nfuncs) * sizeof(*f));
+		w->funcs = f;
+		w->nfuncs = n;
+	}
+	f = &w->funcs[fn->id];
+	if (f->name)
+		return 0;
+	f->name = strdup(fn->name);
+	f->file = fn->file ? strdup(fn->file) : NULL;
+	if (!f->name || (fn->file && !f->file))
+		return w->err = -ENOMEM;
+	f->name_len = (uint32_t)strlen(f->name);
+	f->file_len = f->file ? (uint32_t)strlen(f->file) : 0;
+	f->line = fn->line;
+	return 0;
+}
+
+static int pw_thread(void *ctx, const struct trace_thread *th)
+{
+	struct perfetto_writer *w = ctx;
+
+	if (!seq_get(w, th))
+		return w->err = -ENOMEM;
+	return w->err;
+}
+
+static int pw_enter(void *ctx, const struct trace_thread *th,
+		    const struct frame *stack, uint32_t depth)
+{
+	struct perfetto_writer *w = ctx;
+	const struct frame *f = &stack[depth - 1];
+	struct pw_seq *s;
+
+	if (w->err || depth > w->o.max_depth)
+		return w->err;
+	if (f->fid >= w->nfuncs || !w->funcs[f->fid].name)
+		return -EINVAL;
+	if (f->begin_ns > w->max_ts)
+		w->max_ts = f->begin_ns;
+	if (!(s = seq_ready(w, th, f->begin_ns)))
+		return w->err;
+	return put_event(w, s, f->begin_ns, f->fid, true);
+}
+
+static int add_elided(struct perfetto_writer *w, const struct trace_thread *th,
+		      uint32_t fid, uint64_t calls, uint64_t total_ns)
+{
+	uint64_t key = ((uint64_t)th->tid << 32) | fid, idx;
+	struct pw_elided *e;
+
+	if (!u64map__get(&w->elided_idx, key, &idx)) {
+		e = realloc(w->elided, (w->nelided + 1) * sizeof(*e));
+		if (!e)
+			return w->err = -ENOMEM;
+		w->elided = e;
+		idx = w->nelided;
+		if (u64map__put(&w->elided_idx, key, idx))
+			return w->err = -ENOMEM;
+		w->elided[w->nelided++] = (struct pw_elided){ .pid = th->pid,
+							      .tid = th->tid, .fid = fid };
+	}
+	w->elided[idx].calls += calls;
+	w->elided[idx].total_ns += total_ns;
+	return 0;
+}
+
+static int pw_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		    uint32_t depth, uint64_t end_ns, enum frame_end how)
+{
+	struct perfetto_writer *w = ctx;
+	const struct frame *f = &stack[depth - 1];
+	struct pw_seq *s;
+
+	(void)how;
+	if (w->err)
+		return w->err;
+	if (end_ns > w->max_ts)
+		w->max_ts = end_ns;
+	if (depth > w->o.max_depth) {
+		w->capped++;
+		return add_elided(w, th, f->fid, 1,
+				  end_ns > f->begin_ns ? end_ns - f->begin_ns : 0);
+	}
+	if (!(s = seq_ready(w, th, end_ns)))
+		return w->err;
+	return put_event(w, s, end_ns, 0, false);
+}
+
+static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid,
+		     uint64_t calls, uint64_t total_ns)
+{
+	struct perfetto_writer *w = ctx;
+
+	return w->err ? w->err : add_elided(w, th, fid, calls, total_ns);
+}
+
+static int pw_stats(void *ctx, const struct trace_stats *st)
+{
+	struct perfetto_writer *w = ctx;
+
+	w->stats = *st;
+	return w->err;
+}
+
+static int pw_finish(void *ctx)
+{
+	struct perfetto_writer *w = ctx;
+
+	if (w->finished || w->err)
+		return w->err ? w->err : -EALREADY;
+	w->finished = true;
+	for (size_t i = 0; i < w->nseqs && !w->err; i++)
+		pw_flush_seq(w, w->seqs[i], true);
+	for (size_t i = 0; i < w->nelided && !w->err; i++)
+		if (w->elided[i].fid < w->nfuncs && w->funcs[w->elided[i].fid].name)
+			pw_write_elided(w, &w->elided[i]);
+	if (!w->err)
+		pw_write_stats(w);
+	if (!w->err)
+		pw_flush_seq(w, &w->meta, true);
+	return w->err;
+}
+
+static const struct frame_sink_ops pw_ops = {
+	.function = pw_function,
+	.thread = pw_thread,
+	.enter = pw_enter,
+	.leave = pw_leave,
+	.elided = pw_elided,
+	.stats = pw_stats,
+	.finish = pw_finish,
+};
+
+struct frame_sink perfetto_writer__sink(struct perfetto_writer *w)
+{
+	return (struct frame_sink){ .ops = &pw_ops, .ctx = w };
+}
+
+uint64_t perfetto_writer__bytes(const struct perfetto_writer *w)
+{
+	return w->bytes;
+}
+
+int perfetto_writer__new(int fd, const struct perfetto_writer_opts *opts,
+			 struct perfetto_writer **out)
+{
+	struct perfetto_writer *w = calloc(1, sizeof(*w));
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	w->fd = fd;
+	if (opts)
+		w->o = *opts;
+	if (!w->o.chunk_bytes)
+		w->o.chunk_bytes = 64 * 1024;
+	if (!w->o.max_buffered)
+		w->o.max_buffered = 4 * 1024 * 1024;
+	if (!w->o.max_depth)
+		w->o.max_depth = PERFETTO_MAX_DEPTH;
+	if (deflateInit(&w->z, 1) != Z_OK) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->z_ready = true;
+	if ((err = pw_write_header(w))) {
+		perfetto_writer__free(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+void perfetto_writer__free(struct perfetto_writer *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->nseqs; i++) {
+		free(w->seqs[i]->pending.p);
+		free(w->seqs[i]->interned);
+		free(w->seqs[i]);
+	}
+	for (size_t i = 0; i < w->nfuncs; i++) {
+		free(w->funcs[i].name);
+		free(w->funcs[i].file);
+	}
+	if (w->z_ready)
+		deflateEnd(&w->z);
+	free(w->meta.pending.p);
+	free(w->seqs);
+	free(w->funcs);
+	free(w->elided);
+	free(w->zbuf);
+	u64map__clear(&w->seq_by_tid);
+	u64map__clear(&w->pids);
+	u64map__clear(&w->elided_idx);
+	free(w);
+}

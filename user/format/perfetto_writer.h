@@ -1,0 +1,56 @@
+/* perfetto_writer.h: a frame_sink that streams a Perfetto trace to a file
+ * descriptor.  One packet sequence per traced thread, packets batched per
+ * sequence into zlib-compressed chunks, frames deeper than a cap counted
+ * ("elided") instead of written, the drop statistics written last.
+ * The constants below are the contract with perfetto_reader.c. */
+#ifndef SLEDTRACE_PERFETTO_WRITER_H
+#define SLEDTRACE_PERFETTO_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/frames.h"
+
+/* trace_processor drops slices nested deeper than this. */
+#define PERFETTO_MAX_DEPTH 512
+
+/* The sledtrace metadata track (sequence 1): its descriptor opens every
+ * trace we write, and its last events are the elided records and the
+ * stats, so a reader knows a sledtrace file without stats is truncated. */
+#define PERFETTO_META_SEQ 1
+#define PERFETTO_META_UUID ((uint64_t)3 << 32)
+#define PERFETTO_META_TRACK "sledtrace"
+#define PERFETTO_STATS_EVENT "sledtrace.stats"
+#define PERFETTO_ELIDED_EVENT "sledtrace.elided"
+#define PERFETTO_PROCESS_UUID(pid) (((uint64_t)1 << 32) | (uint32_t)(pid))
+#define PERFETTO_THREAD_UUID(tid) (((uint64_t)2 << 32) | (uint32_t)(tid))
+
+/* Debug-annotation name of each trace_stats field (all of them). */
+struct perfetto_stat_field {
+	const char *name;
+	size_t offset; /* of a uint64_t in struct trace_stats */
+};
+extern const struct perfetto_stat_field perfetto_stat_fields[];
+extern const size_t perfetto_stat_nfields;
+
+struct perfetto_writer_opts {
+	size_t chunk_bytes;  /* uncompressed bytes per chunk; 0: 64 KiB */
+	size_t max_buffered; /* all sequences together; 0: 4 MiB */
+	uint32_t max_depth;  /* 0: PERFETTO_MAX_DEPTH */
+	bool plain;          /* no compression (debugging, tests) */
+};
+
+struct perfetto_writer;
+
+/* Writes the trace header at once.  opts may be NULL.  fd stays the
+ * caller's: the writer never closes it. */
+int perfetto_writer__new(int fd, const struct perfetto_writer_opts *opts,
+			 struct perfetto_writer **out);
+/* The sink's finish() flushes everything and returns the first write
+ * error (-ENOSPC, -EIO...); after an error every call returns it. */
+struct frame_sink perfetto_writer__sink(struct perfetto_writer *w);
+uint64_t perfetto_writer__bytes(const struct perfetto_writer *w);
+void perfetto_writer__free(struct perfetto_writer *w);
+
+#endif

@@ -1,0 +1,337 @@
+/* srcloc.c: source file and line of function addresses from DWARF (libdw).
+ *
+ * The DWARF comes from the object itself, or else from separate debug info
+ * found the way gdb finds it: /usr/lib/debug/.build-id/xx/yyyy.debug, then
+ * the .gnu_debuglink name next to the object, in its .debug/ subdirectory
+ * and under /usr/lib/debug/<object's dir>/.  A function's location is its
+ * declaration (DW_AT_decl_file/line, through abstract_origin and
+ * specification), else the line-table row at its address.  The function
+ * index is built on the first lookup, so opening is cheap for callers that
+ * end up not asking. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <zlib.h>
+
+#include "object/srcloc.h"
+
+#define DEBUG_ROOT "/usr/lib/debug"
+
+/* One address range of one function.  file is NULL when the DIE has no
+ * declaration; the line table answers then. */
+struct sl_func {
+	uint64_t lo, hi;
+	const char *file; /* owned by dbg */
+	uint32_t line;
+};
+
+/* Invariant: once indexed, funcs is sorted by lo and, among equal lo, the
+ * entries with a file come first. */
+struct srcloc {
+	Dwarf *dbg;   /* NULL when no DWARF was found */
+	int debug_fd; /* separate debug file, or -1 */
+	Elf *debug_elf;
+	bool indexed;
+	bool index_oom; /* the index holds what fit */
+	struct sl_func *funcs;
+	size_t n, cap;
+};
+
+static bool has_units(Dwarf *dbg)
+{
+	Dwarf_CU *next = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	Dwarf_Half version;
+
+	return dwarf_get_units(dbg, NULL, &next, &version, &unit_type, &cudie, NULL) == 0;
+}
+
+static void hex(const uint8_t *bytes, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", bytes[i]);
+	out[2 * n] = '\0';
+}
+
+/* Hex build-id of elf into out (at least 2 * 64 + 1 bytes), "" if none. */
+static void elf_build_id(Elf *elf, char *out)
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+
+	out[0] = '\0';
+	if (n > 0 && n <= 64)
+		hex(id, (size_t)n, out);
+}
+
+static bool crc_matches(int fd, uint32_t want)
+{
+	const size_t size = 1 << 16;
+	unsigned char *buf = malloc(size);
+	uLong crc = crc32(0L, Z_NULL, 0);
+	ssize_t n = -1;
+
+	if (buf && lseek(fd, 0, SEEK_SET) == 0)
+		while ((n = read(fd, buf, size)) > 0)
+			crc = crc32(crc, buf, (uInt)n);
+	free(buf);
+	return n == 0 && crc == want;
+}
+
+/* A candidate debug file belongs to the object when the build-ids agree,
+ * or (with no build-id to compare) when its CRC is the debuglink's. */
+static bool debug_file_matches(int fd, Elf *elf, const char *want_id, const uint32_t *want_crc)
+{
+	char id[129];
+
+	elf_build_id(elf, id);
+	if (*want_id && *id)
+		return !strcmp(id, want_id);
+	return want_crc && crc_matches(fd, *want_crc);
+}
+
+static bool try_debug_file(struct srcloc *sl, const char *path, const char *want_id,
+			   const uint32_t *want_crc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = NULL;
+	Dwarf *dbg = NULL;
+
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && debug_file_matches(fd, elf, want_id, want_crc))
+		dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (dbg && has_units(dbg)) {
+		sl->dbg = dbg;
+		sl->debug_elf = elf;
+		sl->debug_fd = fd;
+		return true;
+	}
+	if (dbg)
+		dwarf_end(dbg);
+	elf_end(elf);
+	close(fd);
+	return false;
+}
+
+static bool try_build_id(struct srcloc *sl, const char *id)
+{
+	char path[PATH_MAX];
+
+	if (strlen(id) < 4)
+		return false;
+	snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%.2s/%s.debug", id, id + 2);
+	return try_debug_file(sl, path, id, NULL);
+}
+
+static bool try_debuglink(struct srcloc *sl, const struct elf_object *obj, const char *id)
+{
+	GElf_Word crc;
+	const char *name = dwelf_elf_gnu_debuglink(elf_object__elf(obj), &crc);
+	char dir[PATH_MAX], path[PATH_MAX];
+	const char *formats[] = { "%s/%s", "%s/.debug/%s", DEBUG_ROOT "%s/%s" };
+	char *slash;
+
+	if (!name || !realpath(elf_object__path(obj), dir))
+		return false;
+	slash = strrchr(dir, '/');
+	*slash = '\0'; /* realpath is absolute: dir "" means "/" */
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		snprintf(path, sizeof(path), formats[i], dir, name);
+		if (try_debug_file(sl, path, id, &crc))
+			return true;
+	}
+	return false;
+}
+
+struct srcloc *srcloc__open(const struct elf_object *obj)
+{
+	struct srcloc *sl = calloc(1, sizeof(*sl));
+	Elf *elf = elf_object__elf(obj);
+	const char *id = elf_object__build_id(obj);
+
+	if (!sl)
+		return NULL;
+	sl->debug_fd = -1;
+	if (elf && (sl->dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
+		if (has_units(sl->dbg))
+			return sl;
+		dwarf_end(sl->dbg);
+		sl->dbg = NULL;
+	}
+	if (!try_build_id(sl, id))
+		try_debuglink(sl, obj, id);
+	return sl;
+}
+
+void srcloc__free(struct srcloc *sl)
+{
+	if (!sl)
+		return;
+	free(sl->funcs);
+	if (sl->dbg)
+		dwarf_end(sl->dbg);
+	if (sl->debug_elf)
+		elf_end(sl->debug_elf);
+	if (sl->debug_fd >= 0)
+		close(sl->debug_fd);
+	free(sl);
+}
+
+static int push_func(struct srcloc *sl, const struct sl_func *fn)
+{
+	if (sl->n == sl->cap) {
+		size_t cap = sl->cap ? sl->cap * 2 : 1024;
+		struct sl_func *v = realloc(sl->funcs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sl->funcs = v;
+		sl->cap = cap;
+	}
+	sl->funcs[sl->n++] = *fn;
+	return 0;
+}
+
+/* dwarf_decl_file in elfutils before 0.191 refuses file index 0, which
+ * DWARF 5 uses for the primary source file (clang's default), so read the
+ * index and the file table of the unit the attribute lives in. */
+static const char *decl_file(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &attr) || dwarf_formudata(&attr, &idx) ||
+	    !dwarf_cu_die(attr.cu, &cudie, &version, NULL, NULL, NULL, NULL, NULL) ||
+	    (idx == 0 && version < 5) || dwarf_getsrcfiles(&cudie, &files, &nfiles) ||
+	    idx >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* dwarf_getfuncs callback: one entry per address range of a definition. */
+static int add_func(Dwarf_Die *die, void *arg)
+{
+	struct srcloc *sl = arg;
+	struct sl_func fn = { .file = decl_file(die) };
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int line = 0;
+
+	if (fn.file && dwarf_decl_line(die, &line) == 0 && line > 0)
+		fn.line = (uint32_t)line;
+	else
+		fn.file = NULL;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		fn.lo = lo;
+		fn.hi = hi;
+		if (lo < hi && push_func(sl, &fn)) {
+			sl->index_oom = true;
+			return DWARF_CB_ABORT;
+		}
+	}
+	return DWARF_CB_OK;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct sl_func *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->file == NULL) - (y->file == NULL);
+}
+
+static void build_index(struct srcloc *sl)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, subdie;
+	uint8_t unit_type;
+	Dwarf_Half version;
+
+	sl->indexed = true;
+	while (dwarf_get_units(sl->dbg, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
+		Dwarf_Die *die = &cudie;
+
+		/* A skeleton's functions live in its split unit (.dwo). */
+		if (unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit)
+			die = &subdie;
+		dwarf_getfuncs(die, add_func, sl, 0);
+		if (sl->index_oom)
+			break;
+	}
+	if (sl->n)
+		qsort(sl->funcs, sl->n, sizeof(*sl->funcs), cmp_func);
+}
+
+/* The first entry of the last group whose lo <= vaddr, if it holds vaddr. */
+static const struct sl_func *find_func(const struct srcloc *sl, uint64_t vaddr)
+{
+	size_t lo = 0, hi = sl->n;
+	uint64_t start;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sl->funcs[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	start = sl->funcs[lo - 1].lo;
+	while (lo > 1 && sl->funcs[lo - 2].lo == start)
+		lo--;
+	return vaddr < sl->funcs[lo - 1].hi ? &sl->funcs[lo - 1] : NULL;
+}
+
+static int line_table_lookup(struct srcloc *sl, uint64_t vaddr, const char **file, uint32_t *line)
+{
+	Dwarf_Die cudie;
+	Dwarf_Line *row;
+	const char *src;
+	int lineno;
+
+	if (!dwarf_addrdie(sl->dbg, vaddr, &cudie))
+		return -ENOENT;
+	row = dwarf_getsrc_die(&cudie, vaddr);
+	if (!row || !(src = dwarf_linesrc(row, NULL, NULL)) || dwarf_lineno(row, &lineno) ||
+	    lineno <= 0)
+		return -ENOENT;
+	*file = src;
+	*line = (uint32_t)lineno;
+	return 0;
+}
+
+int srcloc__lookup(struct srcloc *sl, uint64_t vaddr, const char **file, uint32_t *line)
+{
+	const struct sl_func *fn;
+
+	if (!sl || !sl->dbg)
+		return -ENOENT;
+	if (!sl->indexed)
+		build_index(sl);
+	fn = find_func(sl, vaddr);
+	if (fn && fn->file) {
+		*file = fn->file;
+		*line = fn->line;
+		return 0;
+	}
+	return line_table_lookup(sl, vaddr, file, line);
+}

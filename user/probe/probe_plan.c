@@ -1,0 +1,136 @@
+/* probe_plan.c: see probe_plan.h. */
+#include <errno.h>
+
+#include "probe/probe_plan.h"
+#include "sledtrace.h"
+#include "object/x86_leaf.h"
+
+const char *probe_plan__exit_name(enum exit_mode m)
+{
+	switch (m) {
+	case EXIT_SLED:
+		return "sled";
+	case EXIT_URETPROBE:
+		return "uretprobe";
+	case EXIT_INFER:
+		return "infer";
+	default:
+		return "auto";
+	}
+}
+
+static bool has_exit_sleds(const struct xray_map *map)
+{
+	for (size_t i = 0; i < map->nsleds; i++)
+		if (map->sleds[i].kind == XRAY_SLED_EXIT || map->sleds[i].kind == XRAY_SLED_TAIL)
+			return true;
+	return false;
+}
+
+/* auto: uretprobes only where no unwinder can walk through the frames
+ * they hijack (the unwinder would abort the target); elsewhere exit sleds,
+ * or inferred exits for a map without any (--no-xray symbol maps). */
+enum exit_mode probe_plan__object_exits(const struct elf_object *obj, const struct xray_map *map,
+					enum exit_mode mode)
+{
+	if (mode != EXIT_AUTO)
+		return mode;
+	if (!elf_object__can_unwind(obj))
+		return EXIT_URETPROBE;
+	return has_exit_sleds(map) ? EXIT_SLED : EXIT_INFER;
+}
+
+#define MAX_LEAF_BYTES 4096 /* larger functions are rarely leaves */
+#define MAX_LEAF_SLEDS 64
+
+/* Decodes f's body (its symbol gives the extent); every sled must start an
+ * instruction, which catches a decoder that lost its way. */
+static bool function_is_leaf(const struct elf_object *obj, const struct xray_map *map,
+			     const struct xray_function *f)
+{
+	const struct elf_symbol *sym = elf_object__symbol_at(obj, f->addr);
+	uint64_t sleds[MAX_LEAF_SLEDS];
+	uint8_t code[MAX_LEAF_BYTES];
+
+	if (!sym || sym->addr != f->addr || !sym->size || sym->size > sizeof(code) ||
+	    f->nsleds > MAX_LEAF_SLEDS ||
+	    elf_object__read_vaddr(obj, f->addr, code, sym->size))
+		return false;
+	for (uint32_t i = 0; i < f->nsleds; i++)
+		sleds[i] = map->sleds[f->first_sled + i].addr;
+	return x86_is_leaf(code, sym->size, f->addr, sleds, f->nsleds);
+}
+
+enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
+					  const struct xray_map *map,
+					  const struct xray_function *f, enum exit_mode mode,
+					  enum exit_mode object_exits)
+{
+	if (mode == EXIT_AUTO && object_exits != EXIT_URETPROBE && function_is_leaf(obj, map, f))
+		return EXIT_URETPROBE;
+	return object_exits;
+}
+
+static int queue_sled(struct attacher *a, const struct probe_programs *progs,
+		      const char *path, const struct xray_sled *s, uint32_t obj_index,
+		      uint32_t fn, enum exit_mode exits, struct object_plan *out)
+{
+	int err = 0;
+
+	switch (s->kind) {
+	case XRAY_SLED_ENTRY:
+		err = attacher__add(a, progs->entry, path, s->file_offset,
+				    SLED_COOKIE(SLED_KIND_ENTRY, obj_index, fn), 0);
+		if (!err && exits == EXIT_URETPROBE) {
+			err = attacher__add(a, progs->ret, path, s->file_offset,
+					    SLED_COOKIE(SLED_KIND_RET, obj_index, fn), 1);
+			out->probes++;
+		}
+		break;
+	case XRAY_SLED_EXIT:
+		if (exits != EXIT_SLED)
+			return 0;
+		err = attacher__add(a, progs->exit, path, s->file_offset,
+				    SLED_COOKIE(SLED_KIND_EXIT, obj_index, fn), 0);
+		break;
+	case XRAY_SLED_TAIL:
+		err = attacher__add(a, progs->tail, path, s->file_offset,
+				    SLED_COOKIE(SLED_KIND_TAIL, obj_index, fn), 0);
+		break;
+	default:
+		return 0;
+	}
+	out->sleds++;
+	out->probes++;
+	return err;
+}
+
+int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
+		      const struct elf_object *obj, const struct xray_map *map,
+		      uint32_t obj_index, enum exit_mode mode, const bool *selected,
+		      struct object_plan *out)
+{
+	const char *path = elf_object__path(obj);
+	int err;
+
+	*out = (struct object_plan){ 0 };
+	out->exits = probe_plan__object_exits(obj, map, mode);
+	for (size_t i = 0; i < map->nfuncs; i++) {
+		const struct xray_function *f = &map->funcs[i];
+
+		enum exit_mode exits;
+
+		if (selected && !selected[f->id])
+			continue;
+		exits = probe_plan__function_exits(obj, map, f, mode, out->exits);
+		out->functions++;
+		out->ret_functions += exits == EXIT_URETPROBE;
+		for (uint32_t k = 0; k < f->nsleds; k++) {
+			err = queue_sled(a, progs, path, &map->sleds[f->first_sled + k],
+					 obj_index, f->id, exits, out);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,320 @@
+/* collector.c: see collector.h.
+ *
+ * Invariants per thread: the builder's stack holds open frames with
+ * strictly decreasing sp from bottom to top (deeper calls sit lower on the
+ * stack).  An event at stack pointer S proves every open frame with
+ * sp < S has returned or been unwound; an ENTRY at S also ends the frame
+ * that owned slot S (a sibling or a tail-called function now owns it).
+ *
+ * Uretprobe exits of tail calls come in chains: when f tail-calls g the
+ * kernel reports g's return and then f's, both at the same slot.  f was
+ * already closed by its TAIL sled, so its RET is expected, not unmatched:
+ * each thread counts, per slot, the returns still owed to tail-closed
+ * frames (the kernel delivers at most 64 of a chain; the rest are never
+ * owed in practice and the count is dropped once the stack unwinds past
+ * the slot). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/collector.h"
+#include "util/u64map.h"
+
+/* Stack pointers further apart than this are on different stacks (signal
+ * alternate stack, coroutine): no inference across them. */
+#define SAME_STACK_SPAN (256ull << 20)
+#define TAIL_PENDING 8
+
+struct tail_pending {
+	uint64_t sp;
+	uint64_t owed; /* chained returns still to come at sp */
+};
+
+struct cthread {
+	uint32_t tid;
+	struct fb_thread *fbt;
+	struct tail_pending pend[TAIL_PENDING];
+	unsigned npend;
+};
+
+struct collector {
+	struct frame_builder *fb;
+	struct collector_object *objs;
+	uint32_t nobjs;
+	struct cthread *threads; /* in order of first event */
+	size_t nthreads, cap;
+	struct u64map by_tid;    /* tid + 1 -> index into threads */
+	struct trace_stats st;
+	uint8_t *hit; /* one bit per trace function id */
+	uint32_t nfids;
+	uint64_t nhit;
+	uint32_t proc_tgid;
+	char proc_name[64], proc_cmdline[1024];
+};
+
+int collector__new(struct frame_builder *fb, struct collector **out)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->fb = fb;
+	*out = c;
+	return 0;
+}
+
+void collector__free(struct collector *c)
+{
+	if (!c)
+		return;
+	free(c->threads);
+	u64map__clear(&c->by_tid);
+	free(c->objs);
+	free(c->hit);
+	free(c);
+}
+
+int collector__add_object(struct collector *c, const struct collector_object *obj)
+{
+	struct collector_object *o = realloc(c->objs, (c->nobjs + 1) * sizeof(*o));
+	uint32_t nfids = obj->fid_base + obj->nfuncs + 1;
+	uint8_t *hit;
+
+	if (!o)
+		return -ENOMEM;
+	c->objs = o;
+	if (nfids > c->nfids) {
+		hit = realloc(c->hit, (nfids + 7) / 8);
+		if (!hit)
+			return -ENOMEM;
+		memset(hit + (c->nfids + 7) / 8, 0, (nfids + 7) / 8 - (c->nfids + 7) / 8);
+		c->hit = hit;
+		c->nfids = nfids;
+	}
+	c->objs[c->nobjs++] = *obj;
+	return 0;
+}
+
+uint64_t collector__functions_hit(const struct collector *c)
+{
+	return c->nhit;
+}
+
+const struct trace_stats *collector__stats(const struct collector *c)
+{
+	return &c->st;
+}
+
+static void read_proc_file(const char *path, char *buf, size_t len, bool nul_to_space)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == 0))
+		buf[--n] = 0;
+	for (size_t i = 0; nul_to_space && i < n; i++)
+		if (buf[i] == 0)
+			buf[i] = ' ';
+}
+
+/* Names are read once, at a thread's first event, while it still exists. */
+static void process_names(struct collector *c, uint32_t tgid)
+{
+	char path[64];
+
+	if (c->proc_tgid == tgid && c->proc_tgid)
+		return;
+	c->proc_tgid = tgid;
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	read_proc_file(path, c->proc_name, sizeof(c->proc_name), false);
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
+	read_proc_file(path, c->proc_cmdline, sizeof(c->proc_cmdline), true);
+}
+
+static struct cthread *find_thread(struct collector *c, uint32_t tid)
+{
+	uint64_t i;
+
+	return u64map__get(&c->by_tid, (uint64_t)tid + 1, &i) ? &c->threads[i] : NULL;
+}
+
+static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct cthread **out)
+{
+	char path[64], tname[64];
+	struct cthread *t = find_thread(c, tid);
+	int err;
+
+	if (t) {
+		*out = t;
+		return 0;
+	}
+	if (c->nthreads == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+
+		t = realloc(c->threads, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		c->threads = t;
+		c->cap = cap;
+	}
+	t = &c->threads[c->nthreads];
+	memset(t, 0, sizeof(*t));
+	process_names(c, tgid);
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
+	read_proc_file(path, tname, sizeof(tname), false);
+	err = frame_builder__thread(c->fb, tgid, tid, tname[0] ? tname : c->proc_name,
+				    c->proc_name, c->proc_cmdline, &t->fbt);
+	if (!err)
+		err = u64map__put(&c->by_tid, (uint64_t)tid + 1, c->nthreads);
+	if (err)
+		return err;
+	t->tid = tid;
+	c->nthreads++;
+	*out = t;
+	return 0;
+}
+
+static bool same_stack(uint64_t a, uint64_t b)
+{
+	return (a > b ? a - b : b - a) < SAME_STACK_SPAN;
+}
+
+/* Closes open frames whose slot lies below sp (or at it, when inclusive). */
+static int close_below(struct collector *c, struct cthread *t, uint64_t sp,
+		       uint64_t ts, bool inclusive)
+{
+	const struct frame *top;
+
+	while ((top = frame_builder__top(t->fbt)) && same_stack(top->sp, sp) &&
+	       (top->sp < sp || (inclusive && top->sp == sp))) {
+		int err = frame_builder__leave(c->fb, t->fbt, ts, FRAME_INFERRED);
+
+		if (err)
+			return err; /* the builder counts inferred exits */
+	}
+	return 0;
+}
+
+static void remember_tail(struct cthread *t, uint64_t sp)
+{
+	for (unsigned i = 0; i < t->npend; i++)
+		if (t->pend[i].sp == sp) {
+			t->pend[i].owed++;
+			return;
+		}
+	if (t->npend == TAIL_PENDING) {
+		memmove(t->pend, t->pend + 1, sizeof(t->pend[0]) * (TAIL_PENDING - 1));
+		t->npend--;
+	}
+	t->pend[t->npend].sp = sp;
+	t->pend[t->npend].owed = 1;
+	t->npend++;
+}
+
+static bool consume_tail(struct cthread *t, uint64_t sp)
+{
+	for (unsigned i = 0; i < t->npend; i++)
+		if (t->pend[i].sp == sp && t->pend[i].owed) {
+			t->pend[i].owed--;
+			return true;
+		}
+	return false;
+}
+
+/* A chain's returns arrive while execution is still at or below its slot;
+ * an entry above a remembered slot means that chain is over. */
+static void forget_tails_below(struct cthread *t, uint64_t sp)
+{
+	unsigned j = 0;
+
+	for (unsigned i = 0; i < t->npend; i++)
+		if (t->pend[i].sp >= sp || !same_stack(t->pend[i].sp, sp))
+			t->pend[j++] = t->pend[i];
+	t->npend = j;
+}
+
+static int handle_entry(struct collector *c, struct cthread *t, uint32_t fid,
+		    const struct sled_event *e)
+{
+	int err = close_below(c, t, e->sp, e->ts, true);
+
+	if (err)
+		return err;
+	if (t->npend)
+		forget_tails_below(t, e->sp);
+	if (!(c->hit[fid / 8] & (1u << (fid % 8)))) {
+		c->hit[fid / 8] |= (uint8_t)(1u << (fid % 8));
+		c->nhit++;
+	}
+	return frame_builder__enter(c->fb, t->fbt, fid, e->ts, e->sp);
+}
+
+/* slot: the return-address slot the exiting frame was entered with. */
+static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uint64_t slot,
+		   const struct sled_event *e, unsigned kind)
+{
+	const struct frame *top;
+	int err = close_below(c, t, slot, e->ts, false);
+
+	if (err)
+		return err;
+	top = frame_builder__top(t->fbt);
+	if (top && top->sp == slot) {
+		if (kind == SLED_KIND_TAIL && top->fid == fid)
+			remember_tail(t, slot);
+		return frame_builder__leave(c->fb, t->fbt, e->ts,
+					    kind == SLED_KIND_TAIL ? FRAME_TAIL : FRAME_RETURNED);
+	}
+	if (kind == SLED_KIND_RET && consume_tail(t, slot))
+		return 0;
+	c->st.unmatched_exits++;
+	return 0;
+}
+
+/* The thread is gone: what it left open ends with it, and nothing of its
+ * stack may pair with the frames of a later thread that reuses the tid. */
+static int thread_exit(struct collector *c, const struct sled_event *e)
+{
+	struct cthread *t = find_thread(c, e->tid);
+
+	if (!t)
+		return 0;
+	t->npend = 0;
+	return frame_builder__end_thread(c->fb, t->fbt, e->ts);
+}
+
+int collector__event(struct collector *c, const struct sled_event *e)
+{
+	unsigned kind = SLED_COOKIE_KIND(e->cookie), obj = SLED_COOKIE_OBJ(e->cookie);
+	uint32_t fn = SLED_COOKIE_FN(e->cookie), fid;
+	struct cthread *t;
+	int err;
+
+	c->st.events++;
+	if (kind == SLED_KIND_THREAD_EXIT)
+		return thread_exit(c, e);
+	if (obj >= c->nobjs || fn == 0 || fn > c->objs[obj].nfuncs)
+		return 0; /* not a sled cookie: nothing to rebuild */
+	fid = c->objs[obj].fid_base + fn;
+	err = thread_for(c, e->tgid, e->tid, &t);
+	if (err)
+		return err;
+	switch (kind) {
+	case SLED_KIND_ENTRY:
+		return handle_entry(c, t, fid, e);
+	case SLED_KIND_EXIT:
+	case SLED_KIND_TAIL:
+		return handle_exit(c, t, fid, e->sp, e, kind);
+	case SLED_KIND_RET:
+		return handle_exit(c, t, fid, e->sp - 8, e, kind);
+	default:
+		return 0;
+	}
+}

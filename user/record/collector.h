@@ -1,0 +1,33 @@
+/* collector.h: turns raw sled events from the ring buffer into frames.
+ * Exits are matched to entries by the stack pointer (the return-address
+ * slot), not by position, so a lost exit (longjmp, an exception, the
+ * uretprobe depth cap) can never mis-pair the frames around it: the first
+ * later event whose stack pointer proves a frame is gone closes it. */
+#ifndef SLEDTRACE_COLLECTOR_H
+#define SLEDTRACE_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/frames.h"
+#include "sledtrace.h"
+
+struct collector;
+
+struct collector_object {
+	uint32_t fid_base; /* trace function id = fid_base + XRay id */
+	uint32_t nfuncs;
+};
+
+int collector__new(struct frame_builder *fb, struct collector **out);
+void collector__free(struct collector *c);
+/* Object index i (the cookie's object field) is the i-th call. */
+int collector__add_object(struct collector *c, const struct collector_object *obj);
+/* Consumes one event; negative errno only for failures of the sink. */
+int collector__event(struct collector *c, const struct sled_event *e);
+/* Counters so far (events, unmatched exits, inferred exits). */
+const struct trace_stats *collector__stats(const struct collector *c);
+/* How many distinct functions were entered. */
+uint64_t collector__functions_hit(const struct collector *c);
+
+#endif

@@ -1,0 +1,21 @@
+/* record.h: one recording session, from the target's ELF to a committed
+ * trace.  Phases, in order: record__open (target, sleds, names),
+ * record__load (BPF), record__start (output, child, probes, release),
+ * record__run (drain until the child exits), record__finish (trace and
+ * summary), record__free (detach; safe after any phase). */
+#ifndef SLEDTRACE_RECORD_H
+#define SLEDTRACE_RECORD_H
+
+#include "record/record_opts.h"
+
+struct record;
+
+int record__open(const struct record_opts *opts, struct record **out);
+int record__load(struct record *r);
+int record__start(struct record *r);
+int record__run(struct record *r);
+/* Returns the command's exit status, or a negative errno. */
+int record__finish(struct record *r);
+void record__free(struct record *r);
+
+#endif
