@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: MIT OR GPL-2.0-only
 /* sledtrace.bpf.c: the kernel side.  One program per probe kind pushes a
  * 32-byte struct sled_event into one ring buffer; the cookie set at attach
  * time says which object, function and sled kind fired. */
@@ -8,11 +8,11 @@
 
 #include "sledtrace.h"
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Set by the collector before load. */
 const volatile __u64 wakeup_bytes = 256 * 1024; /* adaptive wakeup threshold */
-const volatile bool no_events = false;          /* benchmark floor: probe, emit nothing */
+const volatile bool no_events = false;		/* benchmark floor: probe, emit nothing */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -48,8 +48,8 @@ static __always_inline void count(__u32 idx, __u64 n)
  * trickle of events is never stranded. */
 static __always_inline long wakeup_flag(void)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
-		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									     : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline int push(__u64 cookie, __u64 sp)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* demo.c: the program scripts/demo traces - a small word-frequency job.
  *
  * main generates a synthetic log (LINES lines of pseudo-random words),
@@ -110,8 +111,7 @@ __attribute__((noinline)) static int table_grow(struct table *t)
 }
 
 /* Adds n occurrences of a word (len < 16) to t. */
-static inline int table_add(struct table *t, const char *w, size_t len, uint64_t h,
-			    unsigned long n)
+static inline int table_add(struct table *t, const char *w, size_t len, uint64_t h, unsigned long n)
 {
 	if ((t->used + 1) * 4 > t->cap * 3 && table_grow(t) < 0)
 		return -1;

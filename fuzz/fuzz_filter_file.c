@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* fuzz_filter_file.c: libFuzzer target for the filter file parser
  * (filter__load_file), which reads files users edit by hand.  Build and run
  * from the repository root:

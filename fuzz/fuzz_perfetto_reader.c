@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* fuzz_perfetto_reader.c: libFuzzer target for the Perfetto reader.  Every
  * input is written to a memfd and read back through /proc/self/fd with a
  * sink that accepts everything; the reader must fail cleanly, never crash.
@@ -19,27 +20,58 @@
 
 #include "format/perfetto_reader.h"
 
-static int nop_fn(void *ctx, const struct trace_function *fn) { (void)ctx; (void)fn; return 0; }
-static int nop_th(void *ctx, const struct trace_thread *th) { (void)ctx; (void)th; return 0; }
+static int nop_fn(void *ctx, const struct trace_function *fn)
+{
+	(void)ctx;
+	(void)fn;
+	return 0;
+}
+static int nop_th(void *ctx, const struct trace_thread *th)
+{
+	(void)ctx;
+	(void)th;
+	return 0;
+}
 static int nop_enter(void *ctx, const struct trace_thread *th, const struct frame *s, uint32_t d)
 {
-	(void)ctx; (void)th; (void)s; (void)d;
+	(void)ctx;
+	(void)th;
+	(void)s;
+	(void)d;
 	return 0;
 }
 static int nop_leave(void *ctx, const struct trace_thread *th, const struct frame *s, uint32_t d,
 		     uint64_t end, enum frame_end how)
 {
-	(void)ctx; (void)th; (void)s; (void)d; (void)end; (void)how;
+	(void)ctx;
+	(void)th;
+	(void)s;
+	(void)d;
+	(void)end;
+	(void)how;
 	return 0;
 }
 static int nop_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t c,
 		      uint64_t t)
 {
-	(void)ctx; (void)th; (void)fid; (void)c; (void)t;
+	(void)ctx;
+	(void)th;
+	(void)fid;
+	(void)c;
+	(void)t;
 	return 0;
 }
-static int nop_stats(void *ctx, const struct trace_stats *st) { (void)ctx; (void)st; return 0; }
-static int nop_finish(void *ctx) { (void)ctx; return 0; }
+static int nop_stats(void *ctx, const struct trace_stats *st)
+{
+	(void)ctx;
+	(void)st;
+	return 0;
+}
+static int nop_finish(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
 
 static const struct frame_sink_ops nop_ops = {
 	nop_fn, nop_th, nop_enter, nop_leave, nop_elided, nop_stats, nop_finish,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* fuzz_xray_map.c: libFuzzer target for the XRay map decoder, which reads
  * a section image straight from untrusted files.  Build and run from the
  * repository root:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
 /* sledtrace.h: the contract between the BPF programs (bpf/) and the
  * collector (user/).  It holds only what both sides must agree on: the
  * event record pushed through the ring buffer and the encoding of the
@@ -22,10 +23,10 @@
 /* Cookie: [63..56] kind, [55..32] object index, [31..0] function id.
  * Function ids are the XRay ids (1-based) of the object. */
 #define SLED_COOKIE(kind, obj, fn) \
-	(((__u64)(kind) << 56) | (((__u64)(obj) & 0xffffff) << 32) | (__u64)(__u32)(fn))
+	(((__u64)(kind) << 56) | (((__u64)(obj)&0xffffff) << 32) | (__u64)(__u32)(fn))
 #define SLED_COOKIE_KIND(c) ((unsigned)((c) >> 56))
 #define SLED_COOKIE_OBJ(c) ((unsigned)(((c) >> 32) & 0xffffff))
-#define SLED_COOKIE_FN(c) ((unsigned)((c) & 0xffffffffu))
+#define SLED_COOKIE_FN(c) ((unsigned)((c)&0xffffffffu))
 
 /* One event: 32 bytes.  sp is the user stack pointer when the probe hit;
  * at ENTRY/EXIT/TAIL it addresses the frame's return-address slot, at RET
@@ -33,7 +34,7 @@
  * frames whose exit never comes (longjmp, exceptions, uretprobe depth cap)
  * are closed exactly when a later event proves they are gone. */
 struct sled_event {
-	__u64 ts;     /* bpf_ktime_get_boot_ns() */
+	__u64 ts; /* bpf_ktime_get_boot_ns() */
 	__u32 tgid;
 	__u32 tid;
 	__u64 cookie; /* SLED_COOKIE() set at attach time */

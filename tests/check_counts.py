@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_counts.py: end-to-end exactness check of `sledtrace record`.
 
 Runs a fixture untraced, then under `sledtrace record`, and checks that

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_drops.py: nothing is lost silently.  sledtrace runs with a ring
 buffer far too small and is stopped (SIGSTOP; the target keeps running) for
 half a second, so the kernel must drop events; the trace must account for

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_errors.py: sledtrace's behaviour on bad input.
 
 For `record` and `list` given a missing file, a file that is not ELF, an

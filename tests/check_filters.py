@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_filters.py: end-to-end checks of function selection in sledtrace.
 
 Each --case records a fixture (see tests/fixtures/) with some selection

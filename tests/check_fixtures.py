@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_fixtures.py: guards the e2e fixtures against the compiler.
 
 The e2e tests trust each fixture's own COUNT lines.  That only holds if

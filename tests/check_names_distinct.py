@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_names_distinct.py: two functions that would show the same name
 (static `helper` in two files) must get distinct names in the trace, told
 apart by file:line, with each one's own call count."""
@@ -14,7 +15,7 @@ with tempfile.TemporaryDirectory() as tmp:
     tsv = subprocess.run([sledtrace, "report", "--format=tsv", trace], check=True,
                          capture_output=True, text=True).stdout
 calls = {line.split("\t")[1]: int(line.split("\t")[2]) for line in tsv.splitlines()[1:]}
-want = {"helper (samename_a.c:5)": 1, "helper (samename_b.c:2)": 2, "run_b": 1, "main": 1}
+want = {"helper (samename_a.c:6)": 1, "helper (samename_b.c:3)": 2, "run_b": 1, "main": 1}
 if calls != want:
     sys.exit("expected %s, trace has %s" % (want, calls))
 print("distinct names and counts as expected")

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_perfetto_rules.py: an independent check of the Perfetto traces
 sledtrace writes, against the rules trace_processor applies (formats.md).
 It shares no code with the C writer or reader: it walks the protobuf wire

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_progress.py: what record prints on a terminal.  Under a pseudo-
 terminal a status line (events/s, total, drops) is redrawn while the target
 runs and cleared before the one-line summary; --quiet prints neither; with

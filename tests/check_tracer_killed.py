@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_tracer_killed.py: a traced program is unharmed when sledtrace dies.
 sledtrace is SIGKILLed while the target runs (with probes attached and, in
 uretprobe modes, its return addresses hijacked); the target must go on,

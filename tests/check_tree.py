@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_tree.py: records a fixture and checks the shape of its calls, not
 just their counts: the folded call paths (`sledtrace convert --to=folded
 --weight=calls`) must equal an expected file exactly, so a tail call that

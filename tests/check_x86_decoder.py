@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_x86_decoder.py: holds sledtrace's x86-64 length decoder and leaf
 verdicts (user/object/x86_leaf.c, through tests/tools/x86_walk) against objdump's
 disassembly of real binaries.  Every instruction start the decoder reports

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # build_zstd.sh OUTDIR: fetch Debian 12's zstd source (apt-get source) into
 # OUTDIR and build its `zstd` CLI with clang XRay sleds on every function and
 # the XRay runtime linked in, so the same binary can be traced by sledtrace

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """compare_xray.py: per-function call counts of a real program (Debian's zstd
 CLI, built by build_zstd.sh), sledtrace vs LLVM's own XRay basic mode.
 

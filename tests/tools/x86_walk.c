@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* x86_walk.c: test tool for x86_leaf.c.  For every sized function symbol
  * of an ELF file it prints the instruction starts the length decoder finds
  * ("I addr"), where it gives up ("U addr"), and its leaf verdict

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* test_collector.c: the collector's stack-pointer logic on hand-made event
  * streams (the e2e tests cover it on real processes; these pin the cases a
  * fixture cannot force): a reused tid after a thread exit, lost exits,
@@ -50,8 +51,9 @@ static int s_leave(void *ctx, const struct trace_thread *th, const struct frame 
 {
 	(void)ctx;
 	assert_true(nleaves < sizeof(leaves) / sizeof(leaves[0]));
-	leaves[nleaves++] = (struct leave_rec){ th->tid, st[d - 1].fid, d,
-						d > 1 ? st[d - 2].fid : 0, end, how };
+	leaves[nleaves++] = (struct leave_rec){ th->tid, st[d - 1].fid,
+						d,	 d > 1 ? st[d - 2].fid : 0,
+						end,	 how };
 	return 0;
 }
 
@@ -67,8 +69,8 @@ static int s_finish(void *ctx)
 	return 0;
 }
 
-static const struct frame_sink_ops ops = { s_function, s_thread, s_enter, s_leave, NULL,
-					   s_stats, s_finish };
+static const struct frame_sink_ops ops = { s_function, s_thread, s_enter, s_leave,
+					   NULL,       s_stats,	 s_finish };
 
 struct rig {
 	struct frame_builder *fb;
@@ -101,8 +103,9 @@ static void rig_close(struct rig *r)
 
 static void ev(struct rig *r, uint32_t tid, unsigned kind, uint32_t fn, uint64_t sp, uint64_t ts)
 {
-	struct sled_event e = { .ts = ts, .tgid = 100, .tid = tid,
-				.cookie = SLED_COOKIE(kind, 0, fn), .sp = sp };
+	struct sled_event e = {
+		.ts = ts, .tgid = 100, .tid = tid, .cookie = SLED_COOKIE(kind, 0, fn), .sp = sp
+	};
 
 	assert_int_equal(collector__event(r->c, &e), 0);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* test_filter.c: include/exclude semantics, regex errors, and the filter
  * file (comments, '!', headers, stale build-ids, atomic round trips). */
 #include <errno.h>
@@ -14,7 +15,8 @@
 #include "probe/filter.h"
 
 static const char *rust_drop = "<resolver::Cache as core::ops::Drop>::drop";
-static const char *rust_drop_mangled = "_ZN56_$LT$resolver..Cache$u20$as$u20$core..ops..Drop$GT$4drop17h3f598a9d70d5f208E";
+static const char *rust_drop_mangled =
+	"_ZN56_$LT$resolver..Cache$u20$as$u20$core..ops..Drop$GT$4drop17h3f598a9d70d5f208E";
 
 static char err[4096];
 
@@ -167,14 +169,15 @@ static void test_load_file(void **state)
 	bool exclude;
 
 	(void)state;
-	write_text(path, "# build-id: ABCDEF01\n"
-			 "# object: /opt/app/libnapi.so\n"
-			 "\n"
-			 "   # an indented comment\n"
-			 "resolve|normalize\r\n"
-			 "  cache  \n"
-			 "! ::drop$\n"
-			 "!^_ZN4core\n");
+	write_text(path,
+		   "# build-id: ABCDEF01\n"
+		   "# object: /opt/app/libnapi.so\n"
+		   "\n"
+		   "   # an indented comment\n"
+		   "resolve|normalize\r\n"
+		   "  cache  \n"
+		   "! ::drop$\n"
+		   "!^_ZN4core\n");
 	assert_int_equal(filter__load_file(f, path, "abcdef01", err, sizeof(err)), 0);
 	assert_int_equal(filter__count(f), 4);
 	assert_string_equal(filter__pattern(f, 1, &exclude), "cache");
@@ -183,7 +186,8 @@ static void test_load_file(void **state)
 	assert_true(exclude);
 	assert_true(filter__match(f, "resolver::Cache::resolve", NULL));
 	assert_false(filter__match(f, rust_drop, NULL));
-	assert_false(filter__match(f, "core::ptr::cache", "_ZN4core3ptr5cache17h3f598a9d70d5f208E"));
+	assert_false(
+		filter__match(f, "core::ptr::cache", "_ZN4core3ptr5cache17h3f598a9d70d5f208E"));
 	filter__free(f);
 	unlink(path);
 }
@@ -220,8 +224,8 @@ static void test_load_errors(void **state)
 	(void)state;
 	write_text(path, "# header\nresolve\n(cache\n");
 	assert_int_equal(filter__load_file(f, path, NULL, err, sizeof(err)), -EINVAL);
-	snprintf(want, sizeof(want), "%s:3: bad regex '(cache': Unmatched ( or \\( at offset 0 ('(cache')",
-		 path);
+	snprintf(want, sizeof(want),
+		 "%s:3: bad regex '(cache': Unmatched ( or \\( at offset 0 ('(cache')", path);
 	assert_string_equal(err, want);
 	write_text(path, "!\n");
 	assert_int_equal(filter__load_file(f, path, NULL, err, sizeof(err)), -EINVAL);
@@ -236,13 +240,15 @@ static void test_write_round_trip(void **state)
 {
 	const char *inc[] = { "#hash", "!bang", " lead", "trail\t", "a\\ ", "resolve|cache", NULL };
 	const char *exc[] = { " drop", "#x", NULL };
-	const char *names[] = { "#hash", "!bang", " lead", "trail\t", "a ", "a", "Cache::resolve",
-				" drop", "x drop", "#x", "lead", "trail", NULL };
+	const char *names[] = { "#hash", "!bang",	   " lead", "trail\t", "a ",
+				"a",	 "Cache::resolve", " drop", "x drop",  "#x",
+				"lead",	 "trail",	   NULL };
 	struct filter *f = filter_of(inc, exc), *g = filter__new();
 	char *path = tmp_path();
 
 	(void)state;
-	assert_int_equal(filter__write_file(f, path, "/opt/app/lib x.so", "abcd", err, sizeof(err)), 0);
+	assert_int_equal(filter__write_file(f, path, "/opt/app/lib x.so", "abcd", err, sizeof(err)),
+			 0);
 	assert_int_equal(filter__load_file(g, path, "ABCD", err, sizeof(err)), 0);
 	assert_int_equal(filter__count(g), filter__count(f));
 	for (size_t i = 0; i < filter__count(f); i++) {
@@ -259,8 +265,9 @@ static void test_write_round_trip(void **state)
 	filter__free(g);
 	filter__free(f);
 	unlink(path);
-	assert_int_equal(filter__write_file(f = filter__new(), "/nonexistent/dir/f", NULL, NULL, err,
-					    sizeof(err)), -ENOENT);
+	assert_int_equal(filter__write_file(f = filter__new(), "/nonexistent/dir/f", NULL, NULL,
+					    err, sizeof(err)),
+			 -ENOENT);
 	assert_non_null(strstr(err, "cannot write filter file '/nonexistent/dir/f'"));
 	filter__free(f);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* test_perfetto_roundtrip.c: the Perfetto writer and reader against each
  * other.  A synthetic frame stream goes through a frame_builder into the
  * writer; the file is read back into a counting sink and compared with the
@@ -57,9 +58,8 @@ static int c_thread(void *ctx, const struct trace_thread *th)
 	size_t n = strlen(c->thread_names);
 
 	c->threads++;
-	snprintf(c->thread_names + n, sizeof(c->thread_names) - n, "%u/%u:%s/%s/%s;",
-		 th->pid, th->tid, th->name, th->process_name,
-		 th->cmdline ? th->cmdline : "-");
+	snprintf(c->thread_names + n, sizeof(c->thread_names) - n, "%u/%u:%s/%s/%s;", th->pid,
+		 th->tid, th->name, th->process_name, th->cmdline ? th->cmdline : "-");
 	return 0;
 }
 
@@ -100,8 +100,8 @@ static int c_leave(void *ctx, const struct trace_thread *th, const struct frame 
 	return 0;
 }
 
-static int c_elided(void *ctx, const struct trace_thread *th, uint32_t fid,
-		    uint64_t calls, uint64_t total_ns)
+static int c_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
+		    uint64_t total_ns)
 {
 	struct counts *c = ctx;
 
@@ -140,8 +140,14 @@ static void counts_free(struct counts *c)
 }
 
 static const struct trace_stats input_stats = {
-	.events = 123456, .ringbuf_drops = 7, .unmatched_exits = 1, .inferred_exits = 0,
-	.unfinished = 0, .depth_capped = 5, .max_depth_dropped = 11, .short_dropped = 13,
+	.events = 123456,
+	.ringbuf_drops = 7,
+	.unmatched_exits = 1,
+	.inferred_exits = 0,
+	.unfinished = 0,
+	.depth_capped = 5,
+	.max_depth_dropped = 11,
+	.short_dropped = 13,
 	.ignored_sleds = 19,
 };
 
@@ -174,9 +180,11 @@ static void generate(const struct frame_sink *sink)
 
 		assert_int_equal(frame_builder__enter(fb, t, 1 + i % NFUNCS, ts += 3, 0), 0);
 		assert_int_equal(frame_builder__enter(fb, t, 1 + (i * 7) % NFUNCS, ts += 5, 0), 0);
-		assert_int_equal(frame_builder__leave(fb, t, ts += 1 + i % 1000, FRAME_RETURNED), 0);
-		assert_int_equal(frame_builder__leave(fb, t, ts += 2, i % 5 ? FRAME_RETURNED
-									 : FRAME_INFERRED), 0);
+		assert_int_equal(frame_builder__leave(fb, t, ts += 1 + i % 1000, FRAME_RETURNED),
+				 0);
+		assert_int_equal(frame_builder__leave(fb, t, ts += 2,
+						      i % 5 ? FRAME_RETURNED : FRAME_INFERRED),
+				 0);
 	}
 	for (uint32_t d = 0; d < DEEP; d++)
 		assert_int_equal(frame_builder__enter(fb, c, 2, ts += 10, 0), 0);
@@ -435,15 +443,17 @@ static void test_speed(void **state)
 	sink = perfetto_writer__sink(w);
 	fb = frame_builder__new(&sink);
 	for (uint32_t id = 1; id <= 64; id++) {
-		struct trace_function fn = { .id = id, .name = "some_function_name",
-					     .file = "/src/a.c", .line = id };
+		struct trace_function fn = {
+			.id = id, .name = "some_function_name", .file = "/src/a.c", .line = id
+		};
 
 		frame_builder__function(fb, &fn);
 	}
 	frame_builder__thread(fb, 1, 1, "t", "p", NULL, &t);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (uint32_t i = 0; i < n / 2; i++) {
-		assert_int_equal(frame_builder__enter(fb, t, 1 + i % 64, BASE_TS + i * 100ULL, 0), 0);
+		assert_int_equal(frame_builder__enter(fb, t, 1 + i % 64, BASE_TS + i * 100ULL, 0),
+				 0);
 		assert_int_equal(frame_builder__leave(fb, t, BASE_TS + i * 100ULL + 37, 0), 0);
 	}
 	assert_int_equal(frame_builder__finish(fb, NULL), 0);

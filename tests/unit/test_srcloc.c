@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* test_srcloc.c: source locations read from this test binary's own DWARF
  * (the build compiles it with -g): a function's declaration line, and
  * -ENOENT for addresses outside every function. */
@@ -13,7 +14,11 @@
 #include "object/srcloc.h"
 
 /* Defined on one line so __LINE__ is the declaration line DWARF records. */
-__attribute__((noinline, used)) int srcloc_marker(int x) { return x * 3 + 1; } static const int marker_line = __LINE__;
+__attribute__((noinline, used)) int srcloc_marker(int x)
+{
+	return x * 3 + 1;
+}
+static const int marker_line = __LINE__;
 
 static void test_own_dwarf(void **state)
 {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* test_xray_map.c: xray_map__parse on hand-built section images, covering
  * the three entry versions, id numbering, kinds and malformed sizes.  Real
  * binaries are checked by the fixture tests; here every byte is known. */
@@ -52,8 +53,8 @@ static struct xray_map *parse_ok(const struct img *im)
 	return map;
 }
 
-static void check_fn(const struct xray_map *m, uint32_t id, uint64_t addr, uint32_t e,
-		     uint32_t x, uint32_t t)
+static void check_fn(const struct xray_map *m, uint32_t id, uint64_t addr, uint32_t e, uint32_t x,
+		     uint32_t t)
 {
 	const struct xray_function *f = &m->funcs[id - 1];
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* report.c: the per-function aggregation behind `sledtrace report`.
  *
  * calls: every frame, plus calls a writer elided (beyond its depth cap).
@@ -22,8 +23,8 @@ struct row {
 
 /* Per traced thread: what a leave needs to split time. */
 struct rthread {
-	uint64_t *child;   /* by depth: inclusive time of finished children */
-	uint32_t *active;  /* by fid: open activations */
+	uint64_t *child;  /* by depth: inclusive time of finished children */
+	uint32_t *active; /* by fid: open activations */
 	size_t nchild, nactive;
 };
 
@@ -139,8 +140,8 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 	return 0;
 }
 
-static int rp_elided(void *ctx, const struct trace_thread *th, uint32_t fid,
-		     uint64_t calls, uint64_t total_ns)
+static int rp_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
+		     uint64_t total_ns)
 {
 	struct row *row = row_of(ctx, th->tid, fid);
 
@@ -200,10 +201,17 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	int c = 0;
 
 	switch (r->o.sort) {
-	case REPORT_SORT_CALLS: c = cmp_u64_desc(a->calls, b->calls); break;
-	case REPORT_SORT_TOTAL: c = cmp_u64_desc(a->total, b->total); break;
-	case REPORT_SORT_SELF: c = cmp_u64_desc(a->self, b->self); break;
-	case REPORT_SORT_NAME: break;
+	case REPORT_SORT_CALLS:
+		c = cmp_u64_desc(a->calls, b->calls);
+		break;
+	case REPORT_SORT_TOTAL:
+		c = cmp_u64_desc(a->total, b->total);
+		break;
+	case REPORT_SORT_SELF:
+		c = cmp_u64_desc(a->self, b->self);
+		break;
+	case REPORT_SORT_NAME:
+		break;
 	}
 	if (!c)
 		c = strcmp(name_of(r, a->fid), name_of(r, b->fid));

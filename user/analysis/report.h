@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h: a frame_sink that aggregates a trace per function (or per
  * thread and function) and prints the table `sledtrace report` shows. */
 #ifndef SLEDTRACE_REPORT_H
@@ -13,7 +14,7 @@ enum report_format { REPORT_TABLE, REPORT_TSV };
 
 struct report_opts {
 	bool by_thread;
-	enum report_sort sort;     /* numbers descending, then name, then tid */
+	enum report_sort sort; /* numbers descending, then name, then tid */
 	enum report_format format;
 };
 

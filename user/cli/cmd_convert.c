@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* cmd_convert.c: `sledtrace convert`: reads a trace once through the one
  * reader and frame model and writes it in another format. */
 #include <errno.h>
@@ -28,8 +29,10 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct convert_args *a)
 {
 	static const struct option opts[] = {
-		{ "to", required_argument, NULL, 't' }, { "weight", required_argument, NULL, 'w' },
-		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+		{ "to", required_argument, NULL, 't' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int c;
@@ -47,13 +50,15 @@ static int parse_args(int argc, char **argv, struct convert_args *a)
 		} else if (c == 'w' && (!strcmp(optarg, "self") || !strcmp(optarg, "calls"))) {
 			a->weight = !strcmp(optarg, "calls") ? FOLDED_CALLS : FOLDED_SELF_NS;
 		} else {
-			fprintf(stderr, "sledtrace: convert: bad option '%s' (see 'sledtrace convert --help')\n",
+			fprintf(stderr,
+				"sledtrace: convert: bad option '%s' (see 'sledtrace convert --help')\n",
 				argv[optind - 1]);
 			return 2;
 		}
 	}
 	if (argc - optind != 1) {
-		fprintf(stderr, "sledtrace: convert: expected one TRACE (see 'sledtrace convert --help')\n");
+		fprintf(stderr,
+			"sledtrace: convert: expected one TRACE (see 'sledtrace convert --help')\n");
 		return 2;
 	}
 	a->in = argv[optind];

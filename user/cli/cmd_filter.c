@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* cmd_filter.c: `sledtrace filter OBJECT (-F REGEX | --list FILE)... -o FILE`
  * writes a filter file for `record`: regexes as given, or the exact names
  * of a list (anchored and escaped), stamped with the object's path and
@@ -24,7 +25,7 @@ struct filter_args {
 	const char *output;
 	const char **regexes; /* -F, in order */
 	size_t nregexes;
-	const char **lists;   /* --list files, in order */
+	const char **lists; /* --list files, in order */
 	size_t nlists;
 };
 
@@ -149,8 +150,10 @@ static void warn_unknown(const char *what, const char *pattern, const char *obje
 			 size_t *nwarnings)
 {
 	if ((*nwarnings)++ < MAX_WARNINGS)
-		fprintf(stderr, "sledtrace: filter: warning: %s '%s' matches no instrumented "
-			"function of %s\n", what, pattern, object);
+		fprintf(stderr,
+			"sledtrace: filter: warning: %s '%s' matches no instrumented "
+			"function of %s\n",
+			what, pattern, object);
 }
 
 static int add_regexes(struct filter *f, const struct filter_args *a, const struct known_names *k,
@@ -213,7 +216,8 @@ static int add_list(struct filter *f, const char *path, const struct known_names
 
 	if (!fp) {
 		ret = -errno;
-		fprintf(stderr, "sledtrace: filter: cannot open list '%s': %s\n", path, strerror(-ret));
+		fprintf(stderr, "sledtrace: filter: cannot open list '%s': %s\n", path,
+			strerror(-ret));
 		return ret;
 	}
 	while (!ret && getline(&line, &cap, fp) >= 0) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* cmd_list.c: `sledtrace list OBJECT`, the instrumented functions of one
  * object with their sled counts and source locations, and how many a filter
  * selects.  It is the quickest way to check that a build has sleds and what
@@ -69,7 +70,8 @@ static int parse_one(struct list_args *a, int c, char **argv)
 		fprintf(stderr, "sledtrace: list: option '%s' needs a value\n", argv[optind - 1]);
 		return 2;
 	default:
-		fprintf(stderr, "sledtrace: list: unknown option '%s' (try 'sledtrace list --help')\n",
+		fprintf(stderr,
+			"sledtrace: list: unknown option '%s' (try 'sledtrace list --help')\n",
 			argv[optind - 1]);
 		return 2;
 	}
@@ -131,8 +133,8 @@ static void print_table(const struct list_args *a, const struct elf_object *obj,
 	bool filtered = a->sel.n > 0;
 	enum exit_mode object_exits = probe_plan__object_exits(obj, map, EXIT_AUTO);
 
-	printf("%6s  %-18s  %-11s  %s%s\n", "ID", "ADDRESS", "SLEDS E/X/T", a->exits ? "EXIT  " : "",
-	       "NAME  LOCATION");
+	printf("%6s  %-18s  %-11s  %s%s\n", "ID", "ADDRESS", "SLEDS E/X/T",
+	       a->exits ? "EXIT  " : "", "NAME  LOCATION");
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
 		char exits[16] = "";
@@ -167,7 +169,8 @@ static int load(struct list_args *a, struct elf_object *obj, struct xray_map **m
 	struct filter *f = NULL;
 	int ret;
 
-	ret = a->no_xray ? symbol_map__build(obj, map, err, len) : xray_map__load(obj, map, err, len);
+	ret = a->no_xray ? symbol_map__build(obj, map, err, len)
+			 : xray_map__load(obj, map, err, len);
 	if (!ret)
 		ret = symbols__load(obj, *map, &sopts, syms, err, len);
 	if (!ret && a->sel.n)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* cmd_record.c: `sledtrace record`: parses options and walks a recording
  * through its phases (record.h).  Any failure is one line on stderr, a
  * non-zero exit and no output file. */

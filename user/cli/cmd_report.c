@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* cmd_report.c: `sledtrace report [--by-thread] [--format=table|tsv]
  * [--sort=calls|total|self|name] TRACE`: reads a Perfetto trace and prints
  * per-function calls, inclusive and self time (see report.c). */
@@ -38,7 +39,9 @@ static int parse(int argc, char **argv, struct report_opts *o, const char **path
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 't': o->by_thread = true; break;
+		case 't':
+			o->by_thread = true;
+			break;
 		case 'f':
 			if ((v = pick("format", optarg, formats, 2)) < 0)
 				return 1;
@@ -49,8 +52,12 @@ static int parse(int argc, char **argv, struct report_opts *o, const char **path
 				return 1;
 			o->sort = (enum report_sort)v;
 			break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fprintf(stderr, "sledtrace: report: bad option (try --help)\n"); return 1;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "sledtrace: report: bad option (try --help)\n");
+			return 1;
 		}
 	}
 	if (optind != argc - 1) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* commands.h: the subcommands main() dispatches to.  Each returns the
  * process exit status; each prints its own one-line errors. */
 #ifndef SLEDTRACE_COMMANDS_H

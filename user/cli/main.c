@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* main.c: sledtrace's entry point.  Only dispatches to a subcommand; every
  * command parses its own options (see commands.h). */
 #include <stdio.h>

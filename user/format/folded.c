@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* folded.c: see folded.h.  A ';' inside a name would split a frame in two,
  * so it is written as ':'. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* folded.h: folded stacks ("root;...;leaf COUNT", one line per distinct
  * call path), the input of flamegraph.pl, speedscope and inferno. */
 #ifndef SLEDTRACE_FOLDED_H
@@ -9,7 +10,7 @@
 
 enum folded_weight {
 	FOLDED_SELF_NS, /* self time in ns: a flame graph of where time went */
-	FOLDED_CALLS,   /* calls of the path's last function */
+	FOLDED_CALLS,	/* calls of the path's last function */
 };
 
 /* Returns 0 or -EIO when writing failed. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* perfetto_interp.c: applies trace_processor's rules to unpacked packets
  * (formats.md): a sequence is invalid until INCREMENTAL_STATE_CLEARED,
  * interned ids are per sequence and field, incremental clocks add deltas
@@ -28,8 +29,8 @@ struct pr_seq {
 	bool has_clock, has_track;
 	uint32_t def_clock;
 	uint64_t def_track;
-	struct u64map names; /* name iid -> function index */
-	struct u64map locs;  /* source location iid -> loc index + 1 */
+	struct u64map names;	  /* name iid -> function index */
+	struct u64map locs;	  /* source location iid -> loc index + 1 */
 	struct seq_clock *clocks; /* 64..127, allocated on first snapshot */
 };
 
@@ -104,8 +105,10 @@ static int func_for_name(struct perfetto_interp *r, const char *name, uint64_t *
 
 static int announce(struct perfetto_interp *r, uint64_t idx, const char *file, uint32_t line)
 {
-	struct trace_function fn = { .id = (uint32_t)idx + 1, .name = r->funcs[idx].name,
-				     .file = file, .line = file ? line : 0 };
+	struct trace_function fn = { .id = (uint32_t)idx + 1,
+				     .name = r->funcs[idx].name,
+				     .file = file,
+				     .line = file ? line : 0 };
 
 	if (r->funcs[idx].announced)
 		return 0;
@@ -138,7 +141,8 @@ static struct pr_seq *seq_get(struct perfetto_interp *r, uint32_t id)
 }
 
 /* Interned ids are never redefined: the first definition stays. */
-static int intern(struct perfetto_interp *r, struct pr_seq *s, const Perfetto__Protos__InternedData *d)
+static int intern(struct perfetto_interp *r, struct pr_seq *s,
+		  const Perfetto__Protos__InternedData *d)
 {
 	uint64_t idx;
 	struct pr_loc *l;
@@ -224,7 +228,8 @@ static int track_desc(struct perfetto_interp *r, const Perfetto__Protos__TrackDe
 		return -ENOMEM;
 	r->tracks = t;
 	t = &t[r->ntracks];
-	*t = (struct pr_track){ .pid = (uint32_t)th->pid, .tid = (uint32_t)th->tid,
+	*t = (struct pr_track){ .pid = (uint32_t)th->pid,
+				.tid = (uint32_t)th->tid,
 				.thread = true };
 	if (!(t->name = strdup(th->thread_name ? th->thread_name : "")))
 		return -ENOMEM;
@@ -241,8 +246,8 @@ static int bind_thread(struct perfetto_interp *r, uint32_t pid, uint32_t tid, co
 		return 0;
 	if (u64map__get(&r->proc_idx, (uint64_t)pid + 1, &idx))
 		p = &r->procs[idx];
-	return frame_builder__thread(r->fb, pid, tid, name, p ? p->name : "",
-				     p ? p->cmdline : NULL, out);
+	return frame_builder__thread(r->fb, pid, tid, name, p ? p->name : "", p ? p->cmdline : NULL,
+				     out);
 }
 
 /* NULL (and 0) for tracks that are not thread tracks: their events are ignored. */
@@ -285,9 +290,13 @@ static int clock_snapshot(struct pr_seq *s, const Perfetto__Protos__ClockSnapsho
 		if (!s->clocks && !(s->clocks = calloc(64, sizeof(*s->clocks))))
 			return -ENOMEM;
 		s->clocks[c->clock_id - 64] = (struct seq_clock){
-			.set = true, .incremental = c->is_incremental,
+			.set = true,
+			.incremental = c->is_incremental,
 			.unit = c->has_unit_multiplier_ns ? c->unit_multiplier_ns : 1,
-			.value = c->timestamp, .ref_value = c->timestamp, .ref_boot = ref };
+			.value = c->timestamp,
+			.ref_value = c->timestamp,
+			.ref_boot = ref
+		};
 	}
 	return 0;
 }
@@ -297,7 +306,8 @@ static int clock_snapshot(struct pr_seq *s, const Perfetto__Protos__ClockSnapsho
 static bool packet_time(struct pr_seq *s, const Packet *p, uint64_t *ts)
 {
 	uint32_t id = p->has_timestamp_clock_id ? p->timestamp_clock_id
-			: s->has_clock ? s->def_clock : CLOCK_BOOTTIME_ID;
+		      : s->has_clock		? s->def_clock
+						: CLOCK_BOOTTIME_ID;
 	struct seq_clock *c;
 	uint64_t v;
 
@@ -317,8 +327,7 @@ static bool packet_time(struct pr_seq *s, const Packet *p, uint64_t *ts)
 static uint64_t ann_uint(const Perfetto__Protos__TrackEvent *ev, const char *name)
 {
 	for (size_t i = 0; i < ev->n_debug_annotations; i++)
-		if (ev->debug_annotations[i]->name &&
-		    !strcmp(ev->debug_annotations[i]->name, name))
+		if (ev->debug_annotations[i]->name && !strcmp(ev->debug_annotations[i]->name, name))
 			return ev->debug_annotations[i]->uint_value;
 	return 0;
 }
@@ -326,8 +335,7 @@ static uint64_t ann_uint(const Perfetto__Protos__TrackEvent *ev, const char *nam
 static const char *ann_str(const Perfetto__Protos__TrackEvent *ev, const char *name)
 {
 	for (size_t i = 0; i < ev->n_debug_annotations; i++)
-		if (ev->debug_annotations[i]->name &&
-		    !strcmp(ev->debug_annotations[i]->name, name))
+		if (ev->debug_annotations[i]->name && !strcmp(ev->debug_annotations[i]->name, name))
 			return ev->debug_annotations[i]->string_value;
 	return NULL;
 }
@@ -362,8 +370,8 @@ static int meta_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEv
 	if (strcmp(ev->name, PERFETTO_STATS_EVENT))
 		return 0;
 	for (size_t i = 0; i < perfetto_stat_nfields; i++)
-		*(uint64_t *)((char *)&r->stats + perfetto_stat_fields[i].offset) =
-			ann_uint(ev, perfetto_stat_fields[i].name);
+		*(uint64_t *)((char *)&r->stats + perfetto_stat_fields[i].offset) = ann_uint(
+			ev, perfetto_stat_fields[i].name);
 	r->saw_stats = true;
 	return 0;
 }
@@ -402,7 +410,8 @@ static int track_event(struct perfetto_interp *r, struct pr_seq *s,
 
 	if (!ev->has_track_uuid && !s->has_track)
 		return 0;
-	if (uuid == PERFETTO_META_UUID && ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT)
+	if (uuid == PERFETTO_META_UUID &&
+	    ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT)
 		return meta_event(r, ev);
 	if (ev->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN &&
 	    ev->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END)
@@ -449,7 +458,6 @@ int perfetto_interp__packet(struct perfetto_interp *r, const Packet *p)
 		return 0;
 	return p->track_event ? track_event(r, s, p->track_event, ts) : 0;
 }
-
 
 struct perfetto_interp *perfetto_interp__new(const struct frame_sink *sink)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perfetto_interp.h: what Perfetto packets mean, per trace_processor's
  * rules (formats.md): sequences, interning, clocks, tracks, slices.  The
  * reader (perfetto_reader.c) does the bytes; this turns each unpacked
@@ -14,8 +15,7 @@ struct perfetto_interp;
 
 struct perfetto_interp *perfetto_interp__new(const struct frame_sink *sink);
 /* Packets in file order; returns 0, -ENOMEM or the sink's error. */
-int perfetto_interp__packet(struct perfetto_interp *ip,
-			    const Perfetto__Protos__TracePacket *p);
+int perfetto_interp__packet(struct perfetto_interp *ip, const Perfetto__Protos__TracePacket *p);
 /* False for a sledtrace trace whose stats never came: it was cut short. */
 bool perfetto_interp__complete(const struct perfetto_interp *ip);
 /* Closes open slices, hands over elided records' stats, finishes the sink. */

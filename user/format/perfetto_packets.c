@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* perfetto_packets.c: the Perfetto writer's rare packets, built with
  * protobuf-c: a sequence's first packet (clock snapshot, defaults), the
  * process and thread descriptors, the sledtrace track and its elided and
@@ -7,13 +8,12 @@
 
 #include "format/perfetto_writer_int.h"
 
-int pw_start_seq(struct perfetto_writer *w, struct pw_seq *s,
-		     const struct trace_thread *th, uint64_t ts)
+int pw_start_seq(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th,
+		 uint64_t ts)
 {
 	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__ClockSnapshot snap = PERFETTO__PROTOS__CLOCK_SNAPSHOT__INIT;
-	Perfetto__Protos__ClockSnapshot__Clock boot =
-		PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
+	Perfetto__Protos__ClockSnapshot__Clock boot = PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
 	Perfetto__Protos__ClockSnapshot__Clock seqclk =
 		PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
 	Perfetto__Protos__ClockSnapshot__Clock *clocks[] = { &boot, &seqclk };
@@ -83,8 +83,7 @@ int pw_describe_process(struct perfetto_writer *w, const struct trace_thread *th
 	return pw_flush_seq(w, &w->meta, false);
 }
 
-int pw_describe_thread(struct perfetto_writer *w, struct pw_seq *s,
-			   const struct trace_thread *th)
+int pw_describe_thread(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th)
 {
 	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
@@ -163,9 +162,9 @@ int pw_write_stats(struct perfetto_writer *w)
 
 	st.depth_capped += w->capped;
 	for (size_t i = 0; i < perfetto_stat_nfields; i++)
-		a[i] = uint_ann(perfetto_stat_fields[i].name,
-				*(const uint64_t *)((const char *)&st +
-						    perfetto_stat_fields[i].offset));
+		a[i] = uint_ann(
+			perfetto_stat_fields[i].name,
+			*(const uint64_t *)((const char *)&st + perfetto_stat_fields[i].offset));
 	return meta_event(w, PERFETTO_STATS_EVENT, a, perfetto_stat_nfields);
 }
 
@@ -191,4 +190,3 @@ int pw_write_header(struct perfetto_writer *w)
 	w->meta.pending.len = 0;
 	return err;
 }
-

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* perfetto_reader.c: reads a Perfetto trace packet by packet (memory is
  * one packet, one inflated chunk and the per-sequence interning tables)
  * and replays its slices into a frame_builder with trace_processor's
@@ -21,7 +22,7 @@
 /* One outer packet.  Ours are ~64 KiB; protobuf-c allocates a struct per
  * repeated entry, so a huge packet of tiny entries could cost gigabytes. */
 #define MAX_PACKET (16u << 20)
-#define MAX_CHUNK (32u << 20)   /* one inflated compressed_packets */
+#define MAX_CHUNK (32u << 20) /* one inflated compressed_packets */
 #define ARENA_BLOCK (64u << 10)
 
 typedef Perfetto__Protos__TracePacket Packet;
@@ -227,7 +228,6 @@ static int bad_packet(struct reader *r)
 	return fail(r, -EINVAL, "corrupt packet at byte %" PRIu64, r->pkt_off);
 }
 
-
 /* ---- packets and chunks ---- */
 
 static int inflate_chunk(struct reader *r, const ProtobufCBinaryData *in, size_t *out)
@@ -242,8 +242,10 @@ static int inflate_chunk(struct reader *r, const ProtobufCBinaryData *in, size_t
 	while (zr != Z_STREAM_END) {
 		if (r->z.total_out == r->chunkcap) {
 			if (r->chunkcap >= MAX_CHUNK)
-				return fail(r, -EINVAL, "compressed packets at byte %" PRIu64
-					    " inflate beyond %u MiB", r->pkt_off, MAX_CHUNK >> 20);
+				return fail(r, -EINVAL,
+					    "compressed packets at byte %" PRIu64
+					    " inflate beyond %u MiB",
+					    r->pkt_off, MAX_CHUNK >> 20);
 			if (reserve(&r->chunk, &r->chunkcap, r->chunkcap + 1))
 				return -ENOMEM;
 		}
@@ -398,8 +400,7 @@ static int reader_open(struct reader *r)
 	return 0;
 }
 
-int perfetto_reader__read(const char *path, const struct frame_sink *sink,
-			  char *err, size_t errlen)
+int perfetto_reader__read(const char *path, const struct frame_sink *sink, char *err, size_t errlen)
 {
 	struct reader *r = calloc(1, sizeof(*r));
 	int rc;

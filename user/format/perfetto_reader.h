@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perfetto_reader.h: streams a Perfetto trace file into a frame_sink,
  * through a frame_builder.  It applies trace_processor's rules (see
  * formats.md), so what it gives back is what trace_processor would show:
@@ -13,7 +14,7 @@
 /* Returns 0, or a negative errno with one line (no newline) in err:
  * "PATH: truncated at byte N", "PATH: corrupt packet at byte N", ...
  * Errors from the sink are passed back the same way. */
-int perfetto_reader__read(const char *path, const struct frame_sink *sink,
-			  char *err, size_t errlen);
+int perfetto_reader__read(const char *path, const struct frame_sink *sink, char *err,
+			  size_t errlen);
 
 #endif

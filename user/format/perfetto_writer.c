@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* perfetto_writer.c: streams frames as a Perfetto trace (layout in
  * perfetto_writer.h and formats.md).  BEGIN/END packets are the hot path
  * (every traced call) and are encoded by hand into the thread's pending
@@ -16,14 +17,15 @@
 #include "format/perfetto_writer_int.h"
 
 const struct perfetto_stat_field perfetto_stat_fields[] = {
-#define F(x) { #x, offsetof(struct trace_stats, x) }
-	F(events), F(ringbuf_drops), F(unmatched_exits), F(inferred_exits),
-	F(unfinished), F(depth_capped), F(max_depth_dropped), F(short_dropped),
-	F(ignored_sleds),
+#define F(x)                                        \
+	{                                           \
+#x, offsetof(struct trace_stats, x) \
+	}
+	F(events),	 F(ringbuf_drops),     F(unmatched_exits), F(inferred_exits), F(unfinished),
+	F(depth_capped), F(max_depth_dropped), F(short_dropped),   F(ignored_sleds),
 #undef F
 };
-const size_t perfetto_stat_nfields =
-	sizeof(perfetto_stat_fields) / sizeof(perfetto_stat_fields[0]);
+const size_t perfetto_stat_nfields = sizeof(perfetto_stat_fields) / sizeof(perfetto_stat_fields[0]);
 
 static size_t vlen(uint64_t v)
 {
@@ -169,8 +171,7 @@ static int after_append(struct perfetto_writer *w, struct pw_seq *s, size_t adde
 	return w->buffered > w->o.max_buffered ? flush_largest(w) : 0;
 }
 
-int pw_append_msg(struct perfetto_writer *w, struct pw_seq *s,
-		      Perfetto__Protos__TracePacket *pkt)
+int pw_append_msg(struct perfetto_writer *w, struct pw_seq *s, Perfetto__Protos__TracePacket *pkt)
 {
 	size_t n, before = s->pending.len;
 	uint8_t *p;
@@ -187,7 +188,6 @@ int pw_append_msg(struct perfetto_writer *w, struct pw_seq *s,
 	s->pending.len = (size_t)(p - s->pending.p);
 	return after_append(w, s, s->pending.len - before);
 }
-
 
 static struct pw_seq *seq_get(struct perfetto_writer *w, const struct trace_thread *th)
 {
@@ -217,8 +217,8 @@ static struct pw_seq *seq_get(struct perfetto_writer *w, const struct trace_thre
 
 /* The sequence's descriptors go out lazily with its first event, because
  * the clock snapshot wants that event's timestamp. */
-static struct pw_seq *seq_ready(struct perfetto_writer *w,
-				const struct trace_thread *th, uint64_t ts)
+static struct pw_seq *seq_ready(struct perfetto_writer *w, const struct trace_thread *th,
+				uint64_t ts)
 {
 	struct pw_seq *s = seq_get(w, th);
 
@@ -258,8 +258,8 @@ static bool is_interned(const struct pw_seq *s, uint32_t fid)
 /* iid == fid for both event_names and source_locations. */
 static size_t srcloc_len(const struct pw_func *f, uint32_t fid)
 {
-	return 1 + vlen(fid) + 1 + vlen(f->file_len) + f->file_len + 1 +
-	       vlen(f->name_len) + f->name_len + (f->line ? 1 + vlen(f->line) : 0);
+	return 1 + vlen(fid) + 1 + vlen(f->file_len) + f->file_len + 1 + vlen(f->name_len) +
+	       f->name_len + (f->line ? 1 + vlen(f->line) : 0);
 }
 
 static uint8_t *put_interned(uint8_t *p, const struct pw_func *f, uint32_t fid)
@@ -292,8 +292,8 @@ static uint8_t *put_interned(uint8_t *p, const struct pw_func *f, uint32_t fid)
 
 /* One TrackEvent packet: delta timestamp, NEEDS_INCREMENTAL_STATE, the
  * event, and the function's interned data on its first use here. */
-static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts,
-		     uint32_t fid, bool begin)
+static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, uint32_t fid,
+		     bool begin)
 {
 	const struct pw_func *f = begin ? &w->funcs[fid] : NULL;
 	bool intern = begin && !is_interned(s, fid);
@@ -306,7 +306,8 @@ static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts,
 	if (intern) {
 		size_t id = 1 + vlen(fid) + 1 + vlen(f->name_len) + f->name_len;
 
-		id += 1 + vlen(id) + (f->file ? 1 + vlen(srcloc_len(f, fid)) + srcloc_len(f, fid) : 0);
+		id += 1 + vlen(id) +
+		      (f->file ? 1 + vlen(srcloc_len(f, fid)) + srcloc_len(f, fid) : 0);
 		pkt += 1 + vlen(id) + id;
 		if (mark_interned(s, fid))
 			return w->err = -ENOMEM;
@@ -380,8 +381,8 @@ static int pw_thread(void *ctx, const struct trace_thread *th)
 	return w->err;
 }
 
-static int pw_enter(void *ctx, const struct trace_thread *th,
-		    const struct frame *stack, uint32_t depth)
+static int pw_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		    uint32_t depth)
 {
 	struct perfetto_writer *w = ctx;
 	const struct frame *f = &stack[depth - 1];
@@ -398,8 +399,8 @@ static int pw_enter(void *ctx, const struct trace_thread *th,
 	return put_event(w, s, f->begin_ns, f->fid, true);
 }
 
-static int add_elided(struct perfetto_writer *w, const struct trace_thread *th,
-		      uint32_t fid, uint64_t calls, uint64_t total_ns)
+static int add_elided(struct perfetto_writer *w, const struct trace_thread *th, uint32_t fid,
+		      uint64_t calls, uint64_t total_ns)
 {
 	uint64_t key = ((uint64_t)th->tid << 32) | fid, idx;
 	struct pw_elided *e;
@@ -412,8 +413,8 @@ static int add_elided(struct perfetto_writer *w, const struct trace_thread *th,
 		idx = w->nelided;
 		if (u64map__put(&w->elided_idx, key, idx))
 			return w->err = -ENOMEM;
-		w->elided[w->nelided++] = (struct pw_elided){ .pid = th->pid,
-							      .tid = th->tid, .fid = fid };
+		w->elided[w->nelided++] =
+			(struct pw_elided){ .pid = th->pid, .tid = th->tid, .fid = fid };
 	}
 	w->elided[idx].calls += calls;
 	w->elided[idx].total_ns += total_ns;
@@ -442,8 +443,8 @@ static int pw_leave(void *ctx, const struct trace_thread *th, const struct frame
 	return put_event(w, s, end_ns, 0, false);
 }
 
-static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid,
-		     uint64_t calls, uint64_t total_ns)
+static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
+		     uint64_t total_ns)
 {
 	struct perfetto_writer *w = ctx;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perfetto_writer.h: a frame_sink that streams a Perfetto trace to a file
  * descriptor.  One packet sequence per traced thread, packets batched per
  * sequence into zlib-compressed chunks, frames deeper than a cap counted
@@ -38,7 +39,7 @@ struct perfetto_writer_opts {
 	size_t chunk_bytes;  /* uncompressed bytes per chunk; 0: 64 KiB */
 	size_t max_buffered; /* all sequences together; 0: 4 MiB */
 	uint32_t max_depth;  /* 0: PERFETTO_MAX_DEPTH */
-	bool plain;          /* no compression (debugging, tests) */
+	bool plain;	     /* no compression (debugging, tests) */
 };
 
 struct perfetto_writer;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perfetto_writer_int.h: the Perfetto writer's state, shared by its two
  * halves: perfetto_writer.c (the sink, the hand-encoded hot packets, the
  * chunked output) and perfetto_packets.c (the rare packets, built with
@@ -30,7 +31,7 @@ struct pw_func {
 struct pw_seq {
 	uint32_t pid, tid, seq_id;
 	bool started;
-	uint64_t last_ts;  /* running value of the incremental clock */
+	uint64_t last_ts;   /* running value of the incremental clock */
 	struct buf pending; /* framed packets not yet written */
 	uint8_t *interned;  /* bit per fid: name (and location) sent here */
 	size_t interned_bytes;
@@ -67,15 +68,13 @@ struct perfetto_writer {
 /* perfetto_writer.c */
 int pw_write_all(struct perfetto_writer *w, const void *p, size_t n);
 int pw_flush_seq(struct perfetto_writer *w, struct pw_seq *s, bool release);
-int pw_append_msg(struct perfetto_writer *w, struct pw_seq *s,
-		  Perfetto__Protos__TracePacket *pkt);
+int pw_append_msg(struct perfetto_writer *w, struct pw_seq *s, Perfetto__Protos__TracePacket *pkt);
 
 /* perfetto_packets.c */
-int pw_start_seq(struct perfetto_writer *w, struct pw_seq *s,
-		 const struct trace_thread *th, uint64_t ts);
+int pw_start_seq(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th,
+		 uint64_t ts);
 int pw_describe_process(struct perfetto_writer *w, const struct trace_thread *th);
-int pw_describe_thread(struct perfetto_writer *w, struct pw_seq *s,
-		       const struct trace_thread *th);
+int pw_describe_thread(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th);
 int pw_write_elided(struct perfetto_writer *w, const struct pw_elided *e);
 int pw_write_stats(struct perfetto_writer *w);
 int pw_write_header(struct perfetto_writer *w);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* calltree.c: see calltree.h.  Each thread keeps, per open frame, the node
  * of its path and the time its callees took, so self time is exact. */
 #include <errno.h>
@@ -11,7 +12,7 @@
 #define ELIDED_FID UINT32_MAX
 
 struct ct_thread {
-	uint32_t *node;    /* per depth */
+	uint32_t *node; /* per depth */
 	uint64_t *child_ns;
 	uint32_t cap;
 };
@@ -20,7 +21,7 @@ struct calltree {
 	struct calltree_node *nodes;
 	size_t n, cap;
 	struct u64map children; /* (parent << 32 | fid) + 1 -> node */
-	struct u64map threads;  /* tid + 1 -> index into th */
+	struct u64map threads;	/* tid + 1 -> index into th */
 	struct ct_thread *th;
 	size_t nth;
 	char **names; /* by fid */
@@ -179,8 +180,13 @@ static int ct_finish(void *ctx)
 }
 
 static const struct frame_sink_ops ct_ops = {
-	.function = ct_function, .thread = ct_thread, .enter = ct_enter, .leave = ct_leave,
-	.elided = ct_elided, .stats = ct_stats, .finish = ct_finish,
+	.function = ct_function,
+	.thread = ct_thread,
+	.enter = ct_enter,
+	.leave = ct_leave,
+	.elided = ct_elided,
+	.stats = ct_stats,
+	.finish = ct_finish,
 };
 
 int calltree__new(struct calltree **out)

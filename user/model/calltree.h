@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calltree.h: a frame_sink that merges every call of a trace into a tree
  * of call paths (root -> ... -> function), with calls, inclusive and self
  * time per path.  Memory grows with distinct paths, not with the trace.

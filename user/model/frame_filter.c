@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* frame_filter.c: see frame_filter.h. */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,8 +28,7 @@ static uint64_t *committed_of(struct frame_filter *f, uint32_t tid)
 static int commit(struct frame_filter *f, uint64_t *committed, const struct trace_thread *th,
 		  const struct frame *stack, uint32_t limit, uint64_t now)
 {
-	while (*committed < limit &&
-	       now - stack[*committed].begin_ns >= f->opts.min_duration_ns) {
+	while (*committed < limit && now - stack[*committed].begin_ns >= f->opts.min_duration_ns) {
 		int err;
 
 		++*committed;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frame_filter.h: a frame_sink in front of another that leaves out calls
  * nested deeper than max_depth or shorter than min_duration, counting both
  * (trace_stats.max_depth_dropped, .short_dropped).
@@ -16,7 +17,7 @@
 #include "model/frames.h"
 
 struct frame_filter_opts {
-	uint32_t max_depth;       /* 0: no limit */
+	uint32_t max_depth;	  /* 0: no limit */
 	uint64_t min_duration_ns; /* 0: keep all */
 };
 

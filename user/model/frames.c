@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* frames.c: the frame builder behind frames.h.  Producers push enter/leave
  * events; the builder keeps one shadow stack per thread and forwards
  * complete frames to the sink.  Memory is the open stacks and one record
@@ -146,9 +147,8 @@ static struct fb_thread *thread_new(uint32_t pid, uint32_t tid, const char *name
 	return t;
 }
 
-int frame_builder__thread(struct frame_builder *fb, uint32_t pid, uint32_t tid,
-			  const char *name, const char *process_name,
-			  const char *cmdline, struct fb_thread **out)
+int frame_builder__thread(struct frame_builder *fb, uint32_t pid, uint32_t tid, const char *name,
+			  const char *process_name, const char *cmdline, struct fb_thread **out)
 {
 	struct fb_thread *t = frame_builder__find(fb, tid);
 	size_t i;
@@ -194,8 +194,8 @@ static int grow_stack(struct fb_thread *t)
 	return 0;
 }
 
-int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t,
-			 uint32_t fid, uint64_t ts, uint64_t sp)
+int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t fid, uint64_t ts,
+			 uint64_t sp)
 {
 	int err;
 
@@ -207,8 +207,8 @@ int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t,
 	return fb->sink.ops->enter(fb->sink.ctx, &t->th, t->stack, t->depth);
 }
 
-int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t,
-			 uint64_t ts, enum frame_end how)
+int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
+			 enum frame_end how)
 {
 	int err;
 
@@ -237,8 +237,8 @@ const struct frame *frame_builder__top(const struct fb_thread *t)
 	return t->depth ? &t->stack[t->depth - 1] : NULL;
 }
 
-int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t,
-			  uint32_t fid, uint64_t calls, uint64_t total_ns)
+int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t, uint32_t fid,
+			  uint64_t calls, uint64_t total_ns)
 {
 	if (!fb->sink.ops->elided)
 		return 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frames.h: the one streamed frame model every producer and consumer of a
  * trace shares.  Producers (the live collector, the Perfetto reader) turn
  * their input into enter/leave calls on a frame_builder; the builder keeps
@@ -17,26 +18,26 @@
 #include <stdint.h>
 
 struct trace_function {
-	uint32_t id;      /* dense, 1-based, unique within one trace */
+	uint32_t id;	  /* dense, 1-based, unique within one trace */
 	const char *name; /* display name (demangled unless asked otherwise) */
 	const char *file; /* source file or NULL */
-	uint32_t line;    /* 0 when unknown */
+	uint32_t line;	  /* 0 when unknown */
 };
 
 struct trace_thread {
 	uint32_t pid;
 	uint32_t tid;
-	const char *name;         /* thread name (comm) */
+	const char *name;	  /* thread name (comm) */
 	const char *process_name; /* comm of the process */
-	const char *cmdline;      /* may be NULL */
+	const char *cmdline;	  /* may be NULL */
 };
 
 /* How a frame ended.  Only RETURNED and TAIL are measured exits; the rest
  * carry the time of the event that proved the frame was gone. */
 enum frame_end {
-	FRAME_RETURNED = 0, /* exit sled or uretprobe */
-	FRAME_TAIL = 1,     /* tail-call sled: a sibling replaced it */
-	FRAME_INFERRED = 2, /* exit never seen; a later event proved it gone */
+	FRAME_RETURNED = 0,   /* exit sled or uretprobe */
+	FRAME_TAIL = 1,	      /* tail-call sled: a sibling replaced it */
+	FRAME_INFERRED = 2,   /* exit never seen; a later event proved it gone */
 	FRAME_UNFINISHED = 3, /* still open when its thread or the trace ended */
 };
 
@@ -49,31 +50,30 @@ struct frame {
 /* Everything counted instead of recorded.  Every drop has a field here,
  * is written into the trace and read back by the reader. */
 struct trace_stats {
-	uint64_t events;          /* events consumed from the ring buffer */
-	uint64_t ringbuf_drops;   /* events the kernel could not queue */
-	uint64_t unmatched_exits; /* exits with no open frame */
-	uint64_t inferred_exits;  /* frames closed by FRAME_INFERRED */
-	uint64_t unfinished;      /* frames closed by FRAME_UNFINISHED */
-	uint64_t depth_capped;    /* calls deeper than the writer's cap */
+	uint64_t events;	    /* events consumed from the ring buffer */
+	uint64_t ringbuf_drops;	    /* events the kernel could not queue */
+	uint64_t unmatched_exits;   /* exits with no open frame */
+	uint64_t inferred_exits;    /* frames closed by FRAME_INFERRED */
+	uint64_t unfinished;	    /* frames closed by FRAME_UNFINISHED */
+	uint64_t depth_capped;	    /* calls deeper than the writer's cap */
 	uint64_t max_depth_dropped; /* calls deeper than --max-depth */
-	uint64_t short_dropped;   /* calls shorter than --min-duration */
-	uint64_t ignored_sleds;   /* sled kinds sledtrace does not probe */
+	uint64_t short_dropped;	    /* calls shorter than --min-duration */
+	uint64_t ignored_sleds;	    /* sled kinds sledtrace does not probe */
 };
 
 struct frame_sink_ops {
 	int (*function)(void *ctx, const struct trace_function *fn);
 	int (*thread)(void *ctx, const struct trace_thread *th);
 	/* stack[depth - 1] has just begun. */
-	int (*enter)(void *ctx, const struct trace_thread *th,
-		     const struct frame *stack, uint32_t depth);
+	int (*enter)(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		     uint32_t depth);
 	/* stack[depth - 1] ends at end_ns; the rest of stack is its callers. */
-	int (*leave)(void *ctx, const struct trace_thread *th,
-		     const struct frame *stack, uint32_t depth, uint64_t end_ns,
-		     enum frame_end how);
+	int (*leave)(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		     uint32_t depth, uint64_t end_ns, enum frame_end how);
 	/* Calls of fid on th that a writer dropped (e.g. beyond its depth cap):
 	 * still counted, so call counts stay exact.  Optional. */
-	int (*elided)(void *ctx, const struct trace_thread *th, uint32_t fid,
-		      uint64_t calls, uint64_t total_ns);
+	int (*elided)(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
+		      uint64_t total_ns);
 	int (*stats)(void *ctx, const struct trace_stats *st);
 	int (*finish)(void *ctx);
 };
@@ -91,22 +91,21 @@ void frame_builder__free(struct frame_builder *fb);
 int frame_builder__function(struct frame_builder *fb, const struct trace_function *fn);
 /* Finds the thread by tid, creating it (and calling sink->thread) on first
  * sight.  Names are copied. */
-int frame_builder__thread(struct frame_builder *fb, uint32_t pid, uint32_t tid,
-			  const char *name, const char *process_name,
-			  const char *cmdline, struct fb_thread **out);
+int frame_builder__thread(struct frame_builder *fb, uint32_t pid, uint32_t tid, const char *name,
+			  const char *process_name, const char *cmdline, struct fb_thread **out);
 struct fb_thread *frame_builder__find(struct frame_builder *fb, uint32_t tid);
-int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t,
-			 uint32_t fid, uint64_t ts, uint64_t sp);
-int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t,
-			 uint64_t ts, enum frame_end how);
+int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t fid, uint64_t ts,
+			 uint64_t sp);
+int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
+			 enum frame_end how);
 uint32_t frame_builder__depth(const struct fb_thread *t);
 const struct frame *frame_builder__top(const struct fb_thread *t); /* NULL if empty */
 /* Closes every open frame of t as FRAME_UNFINISHED at ts: the thread is
  * gone (or the trace ends). */
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);
 /* Calls thread-level counters through to the sink. */
-int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t,
-			  uint32_t fid, uint64_t calls, uint64_t total_ns);
+int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t, uint32_t fid,
+			  uint64_t calls, uint64_t total_ns);
 /* Closes every open frame as FRAME_UNFINISHED at its thread's last
  * timestamp, adds the builder's own counts (inferred_exits, unfinished,
  * leaves on an empty stack as unmatched_exits) to *st - producers must not

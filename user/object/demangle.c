@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* demangle.c: display names for C++ (Itanium) and Rust (legacy, v0) symbols
  * through libiberty.
  *
@@ -155,7 +156,8 @@ static char *append_suffix(char *base, const char *suffix)
 		size_t n = clone_group_len(suffix);
 
 		if (n > 1 && !is_llvm_group(suffix, n))
-			len += (size_t)snprintf(out + len, cap - len, " [clone %.*s]", (int)n, suffix);
+			len += (size_t)snprintf(out + len, cap - len, " [clone %.*s]", (int)n,
+						suffix);
 		suffix += n;
 	}
 	if (*suffix == '@')

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demangle.h: display names for C++ (Itanium) and Rust (legacy and v0)
  * symbols through libiberty, with Rust legacy hashes removed. */
 #ifndef SLEDTRACE_DEMANGLE_H

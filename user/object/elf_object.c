@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* elf_object.c: one ELF file read through libelf.  Everything attaching and
  * naming need is computed once at open time (loadable segments, build-id,
  * the merged symbol tables, the unwind verdict) so the accessors are cheap
@@ -66,8 +67,8 @@ static bool scan_notes(struct elf_object *obj, Elf_Data *d)
 	while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
 		const char *name = (const char *)d->d_buf + name_off;
 
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp(name, "GNU", 4) && nh.n_descsz > 0 && nh.n_descsz <= 64) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+		    nh.n_descsz > 0 && nh.n_descsz <= 64) {
 			const unsigned char *p = (const unsigned char *)d->d_buf + desc_off;
 
 			for (size_t i = 0; i < nh.n_descsz; i++)
@@ -114,8 +115,7 @@ static bool is_defined_func(const GElf_Sym *s)
 	       s->st_shndx != SHN_ABS && s->st_shndx != SHN_COMMON;
 }
 
-static int append_symtab(struct elf_object *obj, Elf_Scn *scn, const GElf_Shdr *sh,
-			 size_t *cap)
+static int append_symtab(struct elf_object *obj, Elf_Scn *scn, const GElf_Shdr *sh, size_t *cap)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -234,8 +234,10 @@ static int read_symbols(struct elf_object *obj)
 static bool is_unwind_symbol(const char *name)
 {
 	static const char *const names[] = {
-		"__gxx_personality_v0", "__gcc_personality_v0",
-		"rust_eh_personality", "_Unwind_Resume",
+		"__gxx_personality_v0",
+		"__gcc_personality_v0",
+		"rust_eh_personality",
+		"_Unwind_Resume",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

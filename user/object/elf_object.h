@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elf_object.h: one ELF file opened with libelf, and the facts about it that
  * attaching needs: where a virtual address lives in the file (uprobe offsets
  * are file offsets), its build-id, its symbols, and whether an exception can
@@ -13,7 +14,7 @@ struct elf_object;
 
 struct elf_symbol {
 	const char *name; /* raw (mangled) name, owned by the object */
-	uint64_t addr;    /* st_value */
+	uint64_t addr;	  /* st_value */
 	uint64_t size;
 	bool defined_func; /* STT_FUNC (or GNU_IFUNC) with a section */
 };
@@ -24,7 +25,7 @@ int elf_object__open(const char *path, struct elf_object **out, char *err, size_
 void elf_object__free(struct elf_object *obj);
 
 const char *elf_object__path(const struct elf_object *obj);
-void *elf_object__elf(const struct elf_object *obj);  /* the libelf Elf * */
+void *elf_object__elf(const struct elf_object *obj);	      /* the libelf Elf * */
 bool elf_object__is_pie_or_dso(const struct elf_object *obj); /* ET_DYN */
 /* Hex build-id, "" when the file has none. */
 const char *elf_object__build_id(const struct elf_object *obj);

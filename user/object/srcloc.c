@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* srcloc.c: source file and line of function addresses from DWARF (libdw).
  *
  * The DWARF comes from the object itself, or else from separate debug info

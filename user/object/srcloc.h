@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* srcloc.h: source file and line of function addresses from DWARF, found in
  * the object itself or in separate debug info (build-id, .gnu_debuglink). */
 #ifndef SLEDTRACE_SRCLOC_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* symbol_map.c: see symbol_map.h. */
 #include <errno.h>
 #include <stdio.h>
@@ -54,8 +55,10 @@ int symbol_map__build(struct elf_object *obj, struct xray_map **out, char *err, 
 	if (!m->funcs || !m->sleds)
 		goto nomem;
 	for (size_t i = 0; i < n; i++) {
-		m->funcs[i] = (struct xray_function){ .id = (uint32_t)(i + 1), .addr = addrs[i],
-						      .first_sled = (uint32_t)i, .nsleds = 1,
+		m->funcs[i] = (struct xray_function){ .id = (uint32_t)(i + 1),
+						      .addr = addrs[i],
+						      .first_sled = (uint32_t)i,
+						      .nsleds = 1,
 						      .nentry = 1 };
 		m->sleds[i].addr = addrs[i];
 		m->sleds[i].kind = XRAY_SLED_ENTRY;

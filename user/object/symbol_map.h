@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* symbol_map.h: --no-xray.  For a binary without sleds, a function map made
  * from its symbol table (STT_FUNC with a size), one ENTRY "sled" at each
  * function's first instruction and no exit sleds, so the rest of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* symbols.c: display names and source locations of an object's XRay
  * functions, resolved once so that writers and reports only index by id.
  * Raw names point into the elf_object, so a symbols table must be freed
@@ -16,9 +17,9 @@
 
 struct symbols {
 	struct symbol_info *infos; /* infos[id - 1] */
-	char **owned;              /* per id: the name buffer to free, or NULL */
+	char **owned;		   /* per id: the name buffer to free, or NULL */
 	size_t n;
-	struct srcloc *sl;         /* owns the file strings */
+	struct srcloc *sl; /* owns the file strings */
 };
 
 /* A function that starts inside a symbol rather than at one (split or
@@ -147,8 +148,7 @@ static int disambiguate(struct symbols *syms, const struct xray_map *map, bool b
 }
 
 int symbols__load(struct elf_object *obj, const struct xray_map *map,
-		  const struct symbols_opts *opts, struct symbols **out,
-		  char *err, size_t errlen)
+		  const struct symbols_opts *opts, struct symbols **out, char *err, size_t errlen)
 {
 	static const struct symbols_opts defaults;
 	struct symbols *syms;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* symbols.h: names (and source locations when known) for the instrumented
  * functions of one object, indexed by XRay function id. */
 #ifndef SLEDTRACE_SYMBOLS_H
@@ -11,15 +12,15 @@
 #include "object/xray_map.h"
 
 struct symbol_info {
-	const char *mangled;  /* raw symbol name; "" when none was found */
-	const char *name;     /* display name: demangled unless opts.mangled */
-	const char *file;     /* source file or NULL */
-	uint32_t line;        /* 0 when unknown */
+	const char *mangled; /* raw symbol name; "" when none was found */
+	const char *name;    /* display name: demangled unless opts.mangled */
+	const char *file;    /* source file or NULL */
+	uint32_t line;	     /* 0 when unknown */
 };
 
 struct symbols_opts {
-	bool mangled;    /* keep raw names */
-	bool no_srcloc;  /* skip DWARF lookups */
+	bool mangled;	/* keep raw names */
+	bool no_srcloc; /* skip DWARF lookups */
 };
 
 struct symbols;
@@ -27,8 +28,7 @@ struct symbols;
 /* Names every function of map; a function without a symbol is named
  * "fn#<id>@0x<addr>". */
 int symbols__load(struct elf_object *obj, const struct xray_map *map,
-		  const struct symbols_opts *opts, struct symbols **out,
-		  char *err, size_t errlen);
+		  const struct symbols_opts *opts, struct symbols **out, char *err, size_t errlen);
 void symbols__free(struct symbols *syms);
 /* id is the XRay function id (1-based). */
 const struct symbol_info *symbols__get(const struct symbols *syms, uint32_t id);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* x86_leaf.c: see x86_leaf.h.  Instruction lengths in 64-bit mode from
  * the opcode maps: prefixes, REX, VEX/EVEX, the one-byte, 0F, 0F38 and 0F3A
  * maps, ModRM/SIB/displacement and immediates.  Rare encodings the
@@ -11,13 +12,13 @@ enum { IMM_NONE, IMM8, IMM16, IMM32, IMMZ /* 16 or 32 by operand size */ };
 
 struct insn {
 	size_t len;
-	uint8_t map;    /* 1: one-byte, 2: 0F, 3: 0F38, 4: 0F3A */
+	uint8_t map; /* 1: one-byte, 2: 0F, 3: 0F38, 4: 0F3A */
 	uint8_t op;
-	uint8_t modrm;  /* valid when has_modrm */
+	uint8_t modrm; /* valid when has_modrm */
 	bool has_modrm;
-	bool opsize16;  /* 66 prefix */
+	bool opsize16; /* 66 prefix */
 	bool rex_w;
-	int32_t rel;    /* relative branch displacement, when is_rel */
+	int32_t rel; /* relative branch displacement, when is_rel */
 	bool is_rel;
 };
 
@@ -32,7 +33,10 @@ static int one_byte_form(uint8_t op)
 {
 	if (op < 0x40) {
 		switch (op & 7) {
-		case 0: case 1: case 2: case 3:
+		case 0:
+		case 1:
+		case 2:
+		case 3:
 			return 1;
 		case 4:
 			return IMM8 << 1;
@@ -55,27 +59,99 @@ static int one_byte_form(uint8_t op)
 	if (op >= 0xd8 && op <= 0xdf)
 		return 1; /* x87 */
 	switch (op) {
-	case 0x63: case 0x84: case 0x85: case 0x86: case 0x87: case 0x88: case 0x89:
-	case 0x8a: case 0x8b: case 0x8c: case 0x8d: case 0x8e: case 0x8f: case 0xd0:
-	case 0xd1: case 0xd2: case 0xd3: case 0xfe: case 0xff: case 0xf6: case 0xf7:
+	case 0x63:
+	case 0x84:
+	case 0x85:
+	case 0x86:
+	case 0x87:
+	case 0x88:
+	case 0x89:
+	case 0x8a:
+	case 0x8b:
+	case 0x8c:
+	case 0x8d:
+	case 0x8e:
+	case 0x8f:
+	case 0xd0:
+	case 0xd1:
+	case 0xd2:
+	case 0xd3:
+	case 0xfe:
+	case 0xff:
+	case 0xf6:
+	case 0xf7:
 		return 1;
-	case 0x69: case 0x81: case 0xc7:
+	case 0x69:
+	case 0x81:
+	case 0xc7:
 		return 1 | IMMZ << 1;
-	case 0x6b: case 0x80: case 0x83: case 0xc0: case 0xc1: case 0xc6:
+	case 0x6b:
+	case 0x80:
+	case 0x83:
+	case 0xc0:
+	case 0xc1:
+	case 0xc6:
 		return 1 | IMM8 << 1;
-	case 0x68: case 0xa9: case 0xe8: case 0xe9:
+	case 0x68:
+	case 0xa9:
+	case 0xe8:
+	case 0xe9:
 		return IMMZ << 1;
-	case 0x6a: case 0xa8: case 0xcd: case 0xeb: case 0xe0: case 0xe1: case 0xe2:
-	case 0xe3: case 0xe4: case 0xe5: case 0xe6: case 0xe7:
+	case 0x6a:
+	case 0xa8:
+	case 0xcd:
+	case 0xeb:
+	case 0xe0:
+	case 0xe1:
+	case 0xe2:
+	case 0xe3:
+	case 0xe4:
+	case 0xe5:
+	case 0xe6:
+	case 0xe7:
 		return IMM8 << 1;
-	case 0xc2: case 0xca:
+	case 0xc2:
+	case 0xca:
 		return IMM16 << 1;
-	case 0x90: case 0x9b: case 0x9c: case 0x9d: case 0x9e: case 0x9f: case 0xa4:
-	case 0xa5: case 0xa6: case 0xa7: case 0xaa: case 0xab: case 0xac: case 0xad:
-	case 0xae: case 0xaf: case 0xc3: case 0xc9: case 0xcb: case 0xcc: case 0xcf:
-	case 0xd7: case 0xec: case 0xed: case 0xee: case 0xef: case 0xf1: case 0xf4:
-	case 0xf5: case 0xf8: case 0xf9: case 0xfa: case 0xfb: case 0xfc: case 0xfd:
-	case 0x6c: case 0x6d: case 0x6e: case 0x6f:
+	case 0x90:
+	case 0x9b:
+	case 0x9c:
+	case 0x9d:
+	case 0x9e:
+	case 0x9f:
+	case 0xa4:
+	case 0xa5:
+	case 0xa6:
+	case 0xa7:
+	case 0xaa:
+	case 0xab:
+	case 0xac:
+	case 0xad:
+	case 0xae:
+	case 0xaf:
+	case 0xc3:
+	case 0xc9:
+	case 0xcb:
+	case 0xcc:
+	case 0xcf:
+	case 0xd7:
+	case 0xec:
+	case 0xed:
+	case 0xee:
+	case 0xef:
+	case 0xf1:
+	case 0xf4:
+	case 0xf5:
+	case 0xf8:
+	case 0xf9:
+	case 0xfa:
+	case 0xfb:
+	case 0xfc:
+	case 0xfd:
+	case 0x6c:
+	case 0x6d:
+	case 0x6e:
+	case 0x6f:
 		return 0;
 	default:
 		return -1;
@@ -90,17 +166,63 @@ static int two_byte_form(uint8_t op)
 	if (op >= 0xc8 && op <= 0xcf)
 		return 0; /* bswap */
 	switch (op) {
-	case 0x05: case 0x06: case 0x07: case 0x08: case 0x09: case 0x0b: case 0x30:
-	case 0x31: case 0x32: case 0x33: case 0x77: case 0xa0: case 0xa1: case 0xa2:
-	case 0xa8: case 0xa9:
+	case 0x05:
+	case 0x06:
+	case 0x07:
+	case 0x08:
+	case 0x09:
+	case 0x0b:
+	case 0x30:
+	case 0x31:
+	case 0x32:
+	case 0x33:
+	case 0x77:
+	case 0xa0:
+	case 0xa1:
+	case 0xa2:
+	case 0xa8:
+	case 0xa9:
 		return 0;
-	case 0x70: case 0x71: case 0x72: case 0x73: case 0xa4: case 0xac: case 0xba:
-	case 0xc2: case 0xc4: case 0xc5: case 0xc6:
+	case 0x70:
+	case 0x71:
+	case 0x72:
+	case 0x73:
+	case 0xa4:
+	case 0xac:
+	case 0xba:
+	case 0xc2:
+	case 0xc4:
+	case 0xc5:
+	case 0xc6:
 		return 1 | IMM8 << 1;
-	case 0x04: case 0x0a: case 0x0c: case 0x0e: case 0x0f: case 0x24: case 0x25:
-	case 0x26: case 0x27: case 0x34: case 0x35: case 0x36: case 0x37: case 0x38:
-	case 0x39: case 0x3a: case 0x3b: case 0x3c: case 0x3d: case 0x3e: case 0x3f:
-	case 0x78: case 0x79: case 0x7a: case 0x7b: case 0xa6: case 0xa7: case 0xaa:
+	case 0x04:
+	case 0x0a:
+	case 0x0c:
+	case 0x0e:
+	case 0x0f:
+	case 0x24:
+	case 0x25:
+	case 0x26:
+	case 0x27:
+	case 0x34:
+	case 0x35:
+	case 0x36:
+	case 0x37:
+	case 0x38:
+	case 0x39:
+	case 0x3a:
+	case 0x3b:
+	case 0x3c:
+	case 0x3d:
+	case 0x3e:
+	case 0x3f:
+	case 0x78:
+	case 0x79:
+	case 0x7a:
+	case 0x7b:
+	case 0xa6:
+	case 0xa7:
+	case 0xaa:
 	case 0xff:
 		return -1; /* escapes, 3DNow!, SSE4a immediates, rare system opcodes */
 	default:
@@ -245,13 +367,13 @@ static size_t decode(const uint8_t *code, size_t avail, struct insn *in)
 		return 0; /* moffs: never emitted for us; avoid guessing */
 	if (n + k > avail)
 		return 0;
-	in->is_rel = (in->map == 1 && (in->op == 0xe8 || in->op == 0xe9 || in->op == 0xeb ||
-				      (in->op >= 0x70 && in->op <= 0x7f) ||
-				      (in->op >= 0xe0 && in->op <= 0xe3))) ||
+	in->is_rel = (in->map == 1 &&
+		      (in->op == 0xe8 || in->op == 0xe9 || in->op == 0xeb ||
+		       (in->op >= 0x70 && in->op <= 0x7f) || (in->op >= 0xe0 && in->op <= 0xe3))) ||
 		     (in->map == 2 && in->op >= 0x80 && in->op <= 0x8f);
 	if (in->is_rel)
-		in->rel = k == 1 ? (int8_t)code[n] :
-				   (int32_t)(code[n] | code[n + 1] << 8 | code[n + 2] << 16 |
+		in->rel = k == 1 ? (int8_t)code[n]
+				 : (int32_t)(code[n] | code[n + 1] << 8 | code[n + 2] << 16 |
 					     (uint32_t)code[n + 3] << 24);
 	in->len = n + k;
 	return in->len;
@@ -283,8 +405,8 @@ static bool leaves_body(const struct insn *in, size_t at, size_t size)
 	return false;
 }
 
-bool x86_is_leaf(const uint8_t *code, size_t size, uint64_t vaddr,
-		 const uint64_t *must_hit, size_t nmust_hit)
+bool x86_is_leaf(const uint8_t *code, size_t size, uint64_t vaddr, const uint64_t *must_hit,
+		 size_t nmust_hit)
 {
 	size_t at = 0, hit = 0;
 

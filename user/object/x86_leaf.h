@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x86_leaf.h: is an x86-64 function a leaf - one that never calls and never
  * jumps out of its own body?  No exception or panic can ever unwind through
  * a leaf's frame (nothing runs below it), so its return may be watched with
@@ -20,7 +21,7 @@ size_t x86_insn_length(const uint8_t *code, size_t avail);
 
 /* code holds the whole function, loaded at vaddr.  must_hit lists
  * addresses (the function's sleds) that must each begin an instruction. */
-bool x86_is_leaf(const uint8_t *code, size_t size, uint64_t vaddr,
-		 const uint64_t *must_hit, size_t nmust_hit);
+bool x86_is_leaf(const uint8_t *code, size_t size, uint64_t vaddr, const uint64_t *must_hit,
+		 size_t nmust_hit);
 
 #endif

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* xray_map.c: decodes LLVM's xray_instr_map section into functions and
  * sleds with the file offsets uprobes need.  The decoder works on a plain
  * byte image (xray_map__parse is fuzzed), so it trusts nothing in it: the
@@ -169,8 +170,8 @@ static int decode(const struct image *img, struct xray_map **out, char *err, siz
 
 /* parse has no object, so file offsets stay 0 and absolute entries keep
  * their raw (unrelocated) values. */
-int xray_map__parse(const uint8_t *data, size_t size, uint64_t sect_addr,
-		    struct xray_map **out, char *err, size_t errlen)
+int xray_map__parse(const uint8_t *data, size_t size, uint64_t sect_addr, struct xray_map **out,
+		    char *err, size_t errlen)
 {
 	struct image img = { .data = data, .size = size, .sect_addr = sect_addr };
 
@@ -317,8 +318,8 @@ static int collect_relocs(Elf *elf, const GElf_Shdr *map_sh, struct image *img)
 	return 0;
 }
 
-static int set_file_offsets(const struct elf_object *obj, struct xray_map *map,
-			    char *err, size_t errlen)
+static int set_file_offsets(const struct elf_object *obj, struct xray_map *map, char *err,
+			    size_t errlen)
 {
 	for (size_t i = 0; i < map->nsleds; i++) {
 		struct xray_sled *s = &map->sleds[i];
@@ -343,8 +344,8 @@ static int no_sleds(const char *path, const char *why, char *err, size_t errlen)
 	return -ENODATA;
 }
 
-static int locate_image(struct elf_object *obj, struct image *img, GElf_Shdr *sh,
-			char *err, size_t errlen)
+static int locate_image(struct elf_object *obj, struct image *img, GElf_Shdr *sh, char *err,
+			size_t errlen)
 {
 	const char *path = elf_object__path(obj);
 	Elf *elf = elf_object__elf(obj);

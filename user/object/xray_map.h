@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xray_map.h: the LLVM XRay instrumentation map (section xray_instr_map) of
  * one object, decoded into functions and their sleds.  Versions 0-2 (v2 is
  * PC-relative, older ones absolute and relocated in PIE/DSOs). */
@@ -17,14 +18,14 @@ enum xray_sled_kind {
 };
 
 struct xray_sled {
-	uint64_t addr;        /* virtual address of the sled */
+	uint64_t addr;	      /* virtual address of the sled */
 	uint64_t file_offset; /* what a uprobe needs */
-	uint8_t kind;         /* enum xray_sled_kind */
+	uint8_t kind;	      /* enum xray_sled_kind */
 };
 
 struct xray_function {
-	uint32_t id;       /* XRay function id, 1-based */
-	uint64_t addr;     /* function address (the map's `function` field) */
+	uint32_t id;	     /* XRay function id, 1-based */
+	uint64_t addr;	     /* function address (the map's `function` field) */
 	uint32_t first_sled; /* index into xray_map.sleds */
 	uint32_t nsleds;
 	uint32_t nentry, nexit, ntail;
@@ -33,10 +34,10 @@ struct xray_function {
 struct xray_map {
 	struct xray_function *funcs; /* funcs[i].id == i + 1 */
 	size_t nfuncs;
-	struct xray_sled *sleds;     /* grouped by function, map order */
+	struct xray_sled *sleds; /* grouped by function, map order */
 	size_t nsleds;
-	size_t ignored_sleds;        /* kinds other than ENTRY/EXIT/TAIL */
-	unsigned version;            /* highest entry version seen */
+	size_t ignored_sleds; /* kinds other than ENTRY/EXIT/TAIL */
+	unsigned version;     /* highest entry version seen */
 };
 
 /* Decodes obj's map.  Returns 0, -ENODATA when the object has no sleds (err
@@ -44,8 +45,8 @@ struct xray_map {
 int xray_map__load(struct elf_object *obj, struct xray_map **out, char *err, size_t errlen);
 /* Decodes a raw section image (for fuzzing and unit tests): sect_addr is the
  * section's virtual address; relocated absolute entries are not resolved. */
-int xray_map__parse(const uint8_t *data, size_t size, uint64_t sect_addr,
-		    struct xray_map **out, char *err, size_t errlen);
+int xray_map__parse(const uint8_t *data, size_t size, uint64_t sect_addr, struct xray_map **out,
+		    char *err, size_t errlen);
 void xray_map__free(struct xray_map *map);
 
 #endif

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* attach.c: see attach.h.  A group is every probe of one program in one
  * file with one direction (entry or return); a multi link takes a whole
  * group, the perf fallback takes it address by address. */
@@ -114,8 +115,8 @@ int attacher__prepare(struct attacher *a, struct bpf_program *prog)
 	return bpf_program__set_expected_attach_type(prog, BPF_TRACE_UPROBE_MULTI_NR);
 }
 
-static struct probe_group *group_for(struct attacher *a, struct bpf_program *prog,
-				     const char *path, int retprobe)
+static struct probe_group *group_for(struct attacher *a, struct bpf_program *prog, const char *path,
+				     int retprobe)
 {
 	struct probe_group *g;
 
@@ -139,8 +140,8 @@ static struct probe_group *group_for(struct attacher *a, struct bpf_program *pro
 	return g;
 }
 
-int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path,
-		  uint64_t offset, uint64_t cookie, int retprobe)
+int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path, uint64_t offset,
+		  uint64_t cookie, int retprobe)
 {
 	struct probe_group *g = group_for(a, prog, path, !!retprobe);
 
@@ -185,8 +186,7 @@ static int push_link(struct attacher *a, int fd, struct bpf_link *link)
  * (MAX_UPROBE_MULTI_CNT). */
 #define MULTI_LINK_MAX (1u << 20)
 
-static int attach_multi_range(struct attacher *a, struct probe_group *g, size_t first,
-			      size_t cnt)
+static int attach_multi_range(struct attacher *a, struct probe_group *g, size_t first, size_t cnt)
 {
 	struct uprobe_multi_attr attr;
 	int fd, err;
@@ -213,7 +213,8 @@ static int attach_multi(struct attacher *a, struct probe_group *g)
 {
 	for (size_t first = 0; first < g->cnt; first += MULTI_LINK_MAX) {
 		size_t left = g->cnt - first;
-		int err = attach_multi_range(a, g, first, left < MULTI_LINK_MAX ? left : MULTI_LINK_MAX);
+		int err = attach_multi_range(a, g, first,
+					     left < MULTI_LINK_MAX ? left : MULTI_LINK_MAX);
 
 		if (err)
 			return err;
@@ -242,8 +243,8 @@ static int attach_perf(struct attacher *a, struct probe_group *g)
 	return 0;
 }
 
-static void describe_failure(const struct attacher *a, const struct probe_group *g,
-			     int err, char *buf, size_t len)
+static void describe_failure(const struct attacher *a, const struct probe_group *g, int err,
+			     char *buf, size_t len)
 {
 	const char *hint = "";
 

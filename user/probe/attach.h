@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* attach.h: the mass attacher.  Probes are queued per (program, file) and
  * attached in one go: one uprobe_multi link per group (kernel >= 6.6,
  * through the raw BPF_LINK_CREATE syscall since libbpf 1.1 has no API for
@@ -36,8 +37,8 @@ void attacher__set_pid(struct attacher *a, pid_t pid);
  * programs loaded with expected_attach_type BPF_TRACE_UPROBE_MULTI. */
 int attacher__prepare(struct attacher *a, struct bpf_program *prog);
 /* Queues one probe.  retprobe: a uretprobe at offset.  path is copied. */
-int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path,
-		  uint64_t offset, uint64_t cookie, int retprobe);
+int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path, uint64_t offset,
+		  uint64_t cookie, int retprobe);
 /* Attaches everything queued.  On failure err names the file and cause. */
 int attacher__attach(struct attacher *a, char *err, size_t errlen);
 size_t attacher__probe_count(const struct attacher *a);

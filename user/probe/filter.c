@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* filter.c: include/exclude regexes over function names, and the filter
  * file that `sledtrace filter` writes and `sledtrace record` reads.  The
  * dialect and the file format are described in filter.h. */
@@ -116,7 +117,8 @@ static int check_escape(const char *regex, const char *p, char *err, size_t errl
 	if (isalpha((unsigned char)p[1]) && !strchr("wWsSbB", p[1])) {
 		snprintf(err, errlen,
 			 "bad regex '%s': '\\%c' is not a POSIX extended regex escape "
-			 "(use [0-9] for digits)", regex, p[1]);
+			 "(use [0-9] for digits)",
+			 regex, p[1]);
 		return -EINVAL;
 	}
 	return 0;
@@ -133,8 +135,10 @@ static int check_repeat(const char *regex, const char *p, bool after_quantifier,
 	unsigned long bound = 2;
 
 	if (after_quantifier) {
-		snprintf(err, errlen, "bad regex '%s': stacked repetition at offset %ld "
-			 "(write one quantifier)", regex, (long)(p - regex));
+		snprintf(err, errlen,
+			 "bad regex '%s': stacked repetition at offset %ld "
+			 "(write one quantifier)",
+			 regex, (long)(p - regex));
 		return -EINVAL;
 	}
 	if (*p == '{') {
@@ -146,8 +150,10 @@ static int check_repeat(const char *regex, const char *p, bool after_quantifier,
 	}
 	*product *= bound ? bound : 1;
 	if (*product > MAX_REPEAT) {
-		snprintf(err, errlen, "bad regex '%s': repetition too large at offset %ld "
-			 "(at most %d copies in all)", regex, (long)(p - regex), MAX_REPEAT);
+		snprintf(err, errlen,
+			 "bad regex '%s': repetition too large at offset %ld "
+			 "(at most %d copies in all)",
+			 regex, (long)(p - regex), MAX_REPEAT);
 		return -EINVAL;
 	}
 	return 0;
@@ -390,8 +396,8 @@ static int check_build_id(const struct file_header *h, const char *path, const c
 	return -ESTALE;
 }
 
-int filter__load_file(struct filter *f, const char *path, const char *expect_build_id,
-		      char *err, size_t errlen)
+int filter__load_file(struct filter *f, const char *path, const char *expect_build_id, char *err,
+		      size_t errlen)
 {
 	struct file_header h = { 0 };
 	FILE *fp = fopen(path, "r");
@@ -444,8 +450,9 @@ static void write_pattern(FILE *fp, const char *src, bool exclude)
 static void write_contents(FILE *fp, const struct filter *f, const char *object_path,
 			   const char *build_id)
 {
-	fprintf(fp, "# sledtrace filter: one POSIX extended regex per line, matched against\n"
-		    "# demangled and mangled function names; '!' excludes; excludes win.\n");
+	fprintf(fp,
+		"# sledtrace filter: one POSIX extended regex per line, matched against\n"
+		"# demangled and mangled function names; '!' excludes; excludes win.\n");
 	if (object_path && *object_path)
 		fprintf(fp, "# object: %s\n", object_path);
 	if (build_id && *build_id)
@@ -480,7 +487,8 @@ int filter__write_file(const struct filter *f, const char *path, const char *obj
 	int ret;
 
 	if (!one_line(object_path) || !one_line(build_id)) {
-		snprintf(err, errlen, "cannot write filter file '%s': object path has a newline", path);
+		snprintf(err, errlen, "cannot write filter file '%s': object path has a newline",
+			 path);
 		return -EINVAL;
 	}
 	ret = output_file__write_stream(path, write_job, &job, why, sizeof(why));

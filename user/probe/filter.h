@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* filter.h: which functions a trace records, as an ordered set of include
  * and exclude regular expressions over function names.
  *
@@ -45,8 +46,8 @@ int filter__add_exact(struct filter *f, const char *name, bool exclude, char *er
  * build, so the caller decides between refusing and warning.  Other errors
  * (-errno for I/O, -EINVAL with "FILE:LINE: ..." for a bad pattern) leave f
  * with the patterns before the bad line. */
-int filter__load_file(struct filter *f, const char *path, const char *expect_build_id,
-		      char *err, size_t errlen);
+int filter__load_file(struct filter *f, const char *path, const char *expect_build_id, char *err,
+		      size_t errlen);
 /* Writes f's patterns with the object/build-id headers (either may be NULL
  * or "" to omit it), atomically: a temporary file renamed over path. */
 int filter__write_file(const struct filter *f, const char *path, const char *object_path,

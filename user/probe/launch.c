@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* launch.c: see launch.h. */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,8 +49,8 @@ int launch__resolve(const char *cmd, char *path, size_t len)
 	return err;
 }
 
-static void __attribute__((noreturn)) child(int gate, int errw, const char *path,
-					    char *const argv[])
+static void __attribute__((noreturn))
+child(int gate, int errw, const char *path, char *const argv[])
 {
 	char go;
 	int e;

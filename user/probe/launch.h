@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* launch.h: starting the traced command so that no instruction of it runs
  * untraced.  The child is forked first and waits on a pipe; the probes are
  * attached to its pid; only then is it released to exec the command.  If
@@ -10,9 +11,9 @@
 
 struct launch {
 	pid_t pid;
-	int pidfd;     /* readable once the child has exited */
-	int gate_fd;   /* write end: one byte releases the child */
-	int err_fd;    /* read end: the child's exec errno, EOF on success */
+	int pidfd;   /* readable once the child has exited */
+	int gate_fd; /* write end: one byte releases the child */
+	int err_fd;  /* read end: the child's exec errno, EOF on success */
 };
 
 /* Finds the executable like execvp would: a name without '/' is looked up

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* probe_plan.c: see probe_plan.h. */
 #include <errno.h>
 
@@ -53,16 +54,14 @@ static bool function_is_leaf(const struct elf_object *obj, const struct xray_map
 	uint8_t code[MAX_LEAF_BYTES];
 
 	if (!sym || sym->addr != f->addr || !sym->size || sym->size > sizeof(code) ||
-	    f->nsleds > MAX_LEAF_SLEDS ||
-	    elf_object__read_vaddr(obj, f->addr, code, sym->size))
+	    f->nsleds > MAX_LEAF_SLEDS || elf_object__read_vaddr(obj, f->addr, code, sym->size))
 		return false;
 	for (uint32_t i = 0; i < f->nsleds; i++)
 		sleds[i] = map->sleds[f->first_sled + i].addr;
 	return x86_is_leaf(code, sym->size, f->addr, sleds, f->nsleds);
 }
 
-enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
-					  const struct xray_map *map,
+enum exit_mode probe_plan__function_exits(const struct elf_object *obj, const struct xray_map *map,
 					  const struct xray_function *f, enum exit_mode mode,
 					  enum exit_mode object_exits)
 {
@@ -71,9 +70,9 @@ enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
 	return object_exits;
 }
 
-static int queue_sled(struct attacher *a, const struct probe_programs *progs,
-		      const char *path, const struct xray_sled *s, uint32_t obj_index,
-		      uint32_t fn, enum exit_mode exits, struct object_plan *out)
+static int queue_sled(struct attacher *a, const struct probe_programs *progs, const char *path,
+		      const struct xray_sled *s, uint32_t obj_index, uint32_t fn,
+		      enum exit_mode exits, struct object_plan *out)
 {
 	int err = 0;
 
@@ -106,9 +105,8 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs,
 }
 
 int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
-		      const struct elf_object *obj, const struct xray_map *map,
-		      uint32_t obj_index, enum exit_mode mode, const bool *selected,
-		      struct object_plan *out)
+		      const struct elf_object *obj, const struct xray_map *map, uint32_t obj_index,
+		      enum exit_mode mode, const bool *selected, struct object_plan *out)
 {
 	const char *path = elf_object__path(obj);
 	int err;
@@ -126,8 +124,8 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		out->functions++;
 		out->ret_functions += exits == EXIT_URETPROBE;
 		for (uint32_t k = 0; k < f->nsleds; k++) {
-			err = queue_sled(a, progs, path, &map->sleds[f->first_sled + k],
-					 obj_index, f->id, exits, out);
+			err = queue_sled(a, progs, path, &map->sleds[f->first_sled + k], obj_index,
+					 f->id, exits, out);
 			if (err)
 				return err;
 		}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probe_plan.h: which probes one object gets, and how its exits are seen.
  *
  * Exit strategies (--exit):
@@ -39,16 +40,15 @@ struct object_plan {
 	enum exit_mode exits; /* what auto resolved to for non-leaf functions */
 	size_t functions;     /* functions selected */
 	size_t ret_functions; /* of those, exits by uretprobe */
-	size_t sleds;         /* sleds probed */
-	size_t probes;        /* probes queued (a uretprobe shares its entry sled) */
+	size_t sleds;	      /* sleds probed */
+	size_t probes;	      /* probes queued (a uretprobe shares its entry sled) */
 };
 
 /* Queues obj's probes on a.  selected[id] (1-based XRay ids) picks
  * functions; NULL selects all. */
 int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
-		      const struct elf_object *obj, const struct xray_map *map,
-		      uint32_t obj_index, enum exit_mode mode, const bool *selected,
-		      struct object_plan *out);
+		      const struct elf_object *obj, const struct xray_map *map, uint32_t obj_index,
+		      enum exit_mode mode, const bool *selected, struct object_plan *out);
 const char *probe_plan__exit_name(enum exit_mode m);
 /* What mode means for the object as a whole (never EXIT_AUTO); decide it
  * once, it looks at every sled. */
@@ -56,8 +56,7 @@ enum exit_mode probe_plan__object_exits(const struct elf_object *obj, const stru
 					enum exit_mode mode);
 /* How f's returns are seen: object_exits, or a uretprobe for a leaf under
  * auto. */
-enum exit_mode probe_plan__function_exits(const struct elf_object *obj,
-					  const struct xray_map *map,
+enum exit_mode probe_plan__function_exits(const struct elf_object *obj, const struct xray_map *map,
 					  const struct xray_function *f, enum exit_mode mode,
 					  enum exit_mode object_exits);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* select.c: see select.h. */
 #include <errno.h>
 #include <stdio.h>
@@ -15,8 +16,8 @@ int select_args__add(struct select_args *a, char kind, const char *arg)
 	return 0;
 }
 
-int select_args__filter(const struct select_args *a, const char *build_id,
-			struct filter **out, char *err, size_t errlen)
+int select_args__filter(const struct select_args *a, const char *build_id, struct filter **out,
+			char *err, size_t errlen)
 {
 	struct filter *f = filter__new();
 	int ret = 0;
@@ -42,8 +43,8 @@ int select_args__filter(const struct select_args *a, const char *build_id,
 	return 0;
 }
 
-int select_functions(const struct filter *f, const struct symbols *syms,
-		     const struct xray_map *map, bool **selected, size_t *count)
+int select_functions(const struct filter *f, const struct symbols *syms, const struct xray_map *map,
+		     bool **selected, size_t *count)
 {
 	bool *sel = calloc(map->nfuncs + 1, sizeof(*sel));
 

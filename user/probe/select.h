@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* select.h: choosing functions by name, shared by list, filter and record:
  * the -F/-N/--filter-file options become one filter, and the filter picks
  * functions of one object by their display and mangled names. */
@@ -26,12 +27,12 @@ struct select_args {
 int select_args__add(struct select_args *a, char kind, const char *arg);
 /* Builds the filter.  A filter file written for another build is a warning
  * on stderr, not an error (its patterns are names, not addresses). */
-int select_args__filter(const struct select_args *a, const char *build_id,
-			struct filter **out, char *err, size_t errlen);
+int select_args__filter(const struct select_args *a, const char *build_id, struct filter **out,
+			char *err, size_t errlen);
 
 /* selected[id] for XRay ids 1..nfuncs (index 0 unused); *count selected.
  * f may be NULL: everything. */
-int select_functions(const struct filter *f, const struct symbols *syms,
-		     const struct xray_map *map, bool **selected, size_t *count);
+int select_functions(const struct filter *f, const struct symbols *syms, const struct xray_map *map,
+		     bool **selected, size_t *count);
 
 #endif

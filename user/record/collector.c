@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* collector.c: see collector.h.
  *
  * Invariants per thread: the builder's stack holds open frames with
@@ -44,7 +45,7 @@ struct collector {
 	uint32_t nobjs;
 	struct cthread *threads; /* in order of first event */
 	size_t nthreads, cap;
-	struct u64map by_tid;    /* tid + 1 -> index into threads */
+	struct u64map by_tid; /* tid + 1 -> index into threads */
 	struct trace_stats st;
 	uint8_t *hit; /* one bit per trace function id */
 	uint32_t nfids;
@@ -169,8 +170,8 @@ static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct c
 	process_names(c, tgid);
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
 	read_proc_file(path, tname, sizeof(tname), false);
-	err = frame_builder__thread(c->fb, tgid, tid, tname[0] ? tname : c->proc_name,
-				    c->proc_name, c->proc_cmdline, &t->fbt);
+	err = frame_builder__thread(c->fb, tgid, tid, tname[0] ? tname : c->proc_name, c->proc_name,
+				    c->proc_cmdline, &t->fbt);
 	if (!err)
 		err = u64map__put(&c->by_tid, (uint64_t)tid + 1, c->nthreads);
 	if (err)
@@ -187,8 +188,8 @@ static bool same_stack(uint64_t a, uint64_t b)
 }
 
 /* Closes open frames whose slot lies below sp (or at it, when inclusive). */
-static int close_below(struct collector *c, struct cthread *t, uint64_t sp,
-		       uint64_t ts, bool inclusive)
+static int close_below(struct collector *c, struct cthread *t, uint64_t sp, uint64_t ts,
+		       bool inclusive)
 {
 	const struct frame *top;
 
@@ -241,7 +242,7 @@ static void forget_tails_below(struct cthread *t, uint64_t sp)
 }
 
 static int handle_entry(struct collector *c, struct cthread *t, uint32_t fid,
-		    const struct sled_event *e)
+			const struct sled_event *e)
 {
 	int err = close_below(c, t, e->sp, e->ts, true);
 
@@ -258,7 +259,7 @@ static int handle_entry(struct collector *c, struct cthread *t, uint32_t fid,
 
 /* slot: the return-address slot the exiting frame was entered with. */
 static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uint64_t slot,
-		   const struct sled_event *e, unsigned kind)
+		       const struct sled_event *e, unsigned kind)
 {
 	const struct frame *top;
 	int err = close_below(c, t, slot, e->ts, false);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collector.h: turns raw sled events from the ring buffer into frames.
  * Exits are matched to entries by the stack pointer (the return-address
  * slot), not by position, so a lost exit (longjmp, an exception, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.h: the one status line on stderr while recording (only on a
  * terminal) and the one-line summary at the end.  --quiet silences both. */
 #ifndef SLEDTRACE_PROGRESS_H
@@ -7,7 +8,7 @@
 #include <stdint.h>
 
 struct progress {
-	bool enabled;  /* status line: stderr is a terminal and not quiet */
+	bool enabled; /* status line: stderr is a terminal and not quiet */
 	bool quiet;
 	uint64_t last_ns, last_events;
 	double rate;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* record.c: see record.h.  The recording owns every resource it opens and
  * record__free releases whatever exists, so each phase can fail and return
  * without cleanup code of its own. */
@@ -106,21 +107,25 @@ static int select_probed(struct record *r, char *err, size_t errlen)
 	int ret = 0;
 
 	if (r->opts->sel.n)
-		ret = select_args__filter(&r->opts->sel, elf_object__build_id(r->obj), &f, err, errlen);
+		ret = select_args__filter(&r->opts->sel, elf_object__build_id(r->obj), &f, err,
+					  errlen);
 	if (!ret)
 		ret = select_functions(f, r->syms, r->map, &r->selected, &r->nselected);
 	filter__free(f);
 	if (ret)
 		return ret;
 	if (!r->nselected && !r->opts->sel.allow_empty) {
-		snprintf(err, errlen, "the filter selects none of the %zu functions of %s "
+		snprintf(err, errlen,
+			 "the filter selects none of the %zu functions of %s "
 			 "(check with 'sledtrace list -F', or pass --allow-empty)",
 			 r->map->nfuncs, r->path);
 		return -ENOENT;
 	}
 	if (r->opts->no_xray && r->nselected > MANY_SYMBOL_PROBES && !r->opts->quiet)
-		fprintf(stderr, "sledtrace: warning: probing %zu functions by symbol; every call traps "
-			"into the kernel (narrow it with -F)\n", r->nselected);
+		fprintf(stderr,
+			"sledtrace: warning: probing %zu functions by symbol; every call traps "
+			"into the kernel (narrow it with -F)\n",
+			r->nselected);
 	return 0;
 }
 
@@ -159,7 +164,9 @@ int record__open(const struct record_opts *opts, struct record **out)
 static int prepare_programs(struct record *r)
 {
 	struct bpf_program *progs[] = {
-		r->skel->progs.on_entry, r->skel->progs.on_exit, r->skel->progs.on_tail,
+		r->skel->progs.on_entry,
+		r->skel->progs.on_exit,
+		r->skel->progs.on_tail,
 		r->skel->progs.on_ret,
 	};
 
@@ -201,8 +208,10 @@ int record__load(struct record *r)
 	if (!err)
 		err = sledtrace_bpf__load(r->skel);
 	if (err == -EPERM || err == -EACCES)
-		return fail(err, "cannot load BPF programs: %s (sledtrace needs root, or CAP_BPF and CAP_PERFMON)",
-			    strerror(-err), NULL);
+		return fail(
+			err,
+			"cannot load BPF programs: %s (sledtrace needs root, or CAP_BPF and CAP_PERFMON)",
+			strerror(-err), NULL);
 	if (err)
 		return fail(err, "cannot load BPF programs: %s", strerror(-err), NULL);
 	return 0;
@@ -225,8 +234,9 @@ static int register_functions(struct record *r)
 
 	for (uint32_t id = 1; !err && id <= r->map->nfuncs; id++) {
 		const struct symbol_info *si = symbols__get(r->syms, id);
-		struct trace_function fn = { .id = id, .name = si->name, .file = si->file,
-					     .line = si->line };
+		struct trace_function fn = {
+			.id = id, .name = si->name, .file = si->file, .line = si->line
+		};
 
 		err = frame_builder__function(r->fb, &fn);
 	}
@@ -273,8 +283,10 @@ static int open_output(struct record *r)
 static int queue_and_attach(struct record *r)
 {
 	struct probe_programs progs = {
-		.entry = r->skel->progs.on_entry, .exit = r->skel->progs.on_exit,
-		.tail = r->skel->progs.on_tail, .ret = r->skel->progs.on_ret,
+		.entry = r->skel->progs.on_entry,
+		.exit = r->skel->progs.on_exit,
+		.tail = r->skel->progs.on_tail,
+		.ret = r->skel->progs.on_ret,
 	};
 	char err[1024];
 	uint64_t t0;
@@ -347,7 +359,8 @@ int record__start(struct record *r)
 		return fail(ret, "cannot run %s: %s", r->path, strerror(-ret));
 	}
 	if (!r->opts->quiet)
-		fprintf(stderr, "sledtrace: %zu functions, %zu sleds, %zu probes attached in %.1f ms "
+		fprintf(stderr,
+			"sledtrace: %zu functions, %zu sleds, %zu probes attached in %.1f ms "
 			"(%s, exits: %s)\n",
 			r->plan.functions, r->plan.sleds, attacher__probe_count(r->att),
 			(double)r->attach_ns / 1e6,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* record.h: one recording session, from the target's ELF to a committed
  * trace.  Phases, in order: record__open (target, sleds, names),
  * record__load (BPF), record__start (output, child, probes, release),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* record_opts.c: see record_opts.h. */
 #include <errno.h>
 #include <getopt.h>
@@ -43,9 +44,21 @@ static int parse_size(const char *s, uint64_t *out)
 	if (end == s)
 		return -EINVAL;
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
 	}
 	/* The kernel takes a u32 size; past 1 GiB a ring only costs memory. */
 	if (*end || v < 4096 || v > (1ull << 30) || (v & (v - 1)))
@@ -65,14 +78,26 @@ static int parse_enum(const char *arg, const char *const names[], int n, int *ou
 }
 
 enum {
-	OPT_EXIT = 256, OPT_ATTACH, OPT_RING, OPT_MANGLED, OPT_FILTER_FILE, OPT_ALLOW_EMPTY,
-	OPT_MAX_DEPTH, OPT_MIN_DURATION, OPT_NO_XRAY, OPT_ALL, OPT_NO_EVENTS,
+	OPT_EXIT = 256,
+	OPT_ATTACH,
+	OPT_RING,
+	OPT_MANGLED,
+	OPT_FILTER_FILE,
+	OPT_ALLOW_EMPTY,
+	OPT_MAX_DEPTH,
+	OPT_MIN_DURATION,
+	OPT_NO_XRAY,
+	OPT_ALL,
+	OPT_NO_EVENTS,
 };
 
 /* "2us", "500ns", "1.5ms", "1s"; a bare number is nanoseconds. */
 static int parse_duration(const char *s, uint64_t *out)
 {
-	static const struct { const char *unit; double ns; } units[] = {
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 },
 	};
 	char *end;
@@ -117,14 +142,18 @@ static int parse_selection(struct record_opts *o, int c, const char *arg)
 			o->max_depth = (uint32_t)v;
 			return 0;
 		}
-		fprintf(stderr, "sledtrace: record: --max-depth wants a depth from 1 to 1000000, "
-			"not '%s'\n", arg);
+		fprintf(stderr,
+			"sledtrace: record: --max-depth wants a depth from 1 to 1000000, "
+			"not '%s'\n",
+			arg);
 		return -EINVAL;
 	case OPT_MIN_DURATION:
 		if (!parse_duration(arg, &o->min_duration_ns))
 			return 0;
-		fprintf(stderr, "sledtrace: record: --min-duration wants a time like 500ns, 2us, "
-			"1.5ms or 1s, not '%s'\n", arg);
+		fprintf(stderr,
+			"sledtrace: record: --min-duration wants a time like 500ns, 2us, "
+			"1.5ms or 1s, not '%s'\n",
+			arg);
 		return -EINVAL;
 	default:
 		return 1; /* not a selection option */
@@ -151,16 +180,20 @@ static int parse_one(struct record_opts *o, int c, const char *arg)
 		return 0;
 	case OPT_EXIT:
 		if (parse_enum(arg, exits, 4, &v)) {
-			fprintf(stderr, "sledtrace: record: --exit wants auto, sled, uretprobe or "
-				"infer, not '%s'\n", arg);
+			fprintf(stderr,
+				"sledtrace: record: --exit wants auto, sled, uretprobe or "
+				"infer, not '%s'\n",
+				arg);
 			return -EINVAL;
 		}
 		o->exits = (enum exit_mode)v;
 		return 0;
 	case OPT_ATTACH:
 		if (parse_enum(arg, attach, 3, &v)) {
-			fprintf(stderr, "sledtrace: record: --attach wants auto, multi or perf, "
-				"not '%s'\n", arg);
+			fprintf(stderr,
+				"sledtrace: record: --attach wants auto, multi or perf, "
+				"not '%s'\n",
+				arg);
 			return -EINVAL;
 		}
 		o->attach = (enum attach_mode)v;
@@ -168,8 +201,10 @@ static int parse_one(struct record_opts *o, int c, const char *arg)
 	case OPT_RING:
 		if (!parse_size(arg, &o->ring_size))
 			return 0;
-		fprintf(stderr, "sledtrace: record: --ring-size wants a power of two from 4K to 1G, "
-			"like 64M, not '%s'\n", arg);
+		fprintf(stderr,
+			"sledtrace: record: --ring-size wants a power of two from 4K to 1G, "
+			"like 64M, not '%s'\n",
+			arg);
 		return -EINVAL;
 	default:
 		return -EINVAL;
@@ -208,7 +243,8 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 			return 1;
 		}
 		if (c == '?' || c == ':') {
-			fprintf(stderr, "sledtrace: record: bad option '%s' (see 'sledtrace record --help')\n",
+			fprintf(stderr,
+				"sledtrace: record: bad option '%s' (see 'sledtrace record --help')\n",
 				argv[optind - 1]);
 			return -EINVAL;
 		}
@@ -216,17 +252,20 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv)
 			return -EINVAL;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "sledtrace: record: no command given (sledtrace record -o OUT -- COMMAND ...)\n");
+		fprintf(stderr,
+			"sledtrace: record: no command given (sledtrace record -o OUT -- COMMAND ...)\n");
 		return -EINVAL;
 	}
 	o->argv = argv + optind;
 	if (o->no_xray && !o->all && !o->sel.n) {
-		fprintf(stderr, "sledtrace: record: --no-xray probes every function symbol: "
+		fprintf(stderr,
+			"sledtrace: record: --no-xray probes every function symbol: "
 			"choose some with -F REGEX, or say --all\n");
 		return -EINVAL;
 	}
 	if (o->no_xray && o->exits == EXIT_SLED) {
-		fprintf(stderr, "sledtrace: record: --exit=sled needs XRay exit sleds; not with --no-xray\n");
+		fprintf(stderr,
+			"sledtrace: record: --exit=sled needs XRay exit sleds; not with --no-xray\n");
 		return -EINVAL;
 	}
 	return 0;

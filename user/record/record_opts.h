@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* record_opts.h: everything `sledtrace record` is told on its command line,
  * parsed in one place (record_opts.c) so the recording code reads settings,
  * not argv. */
@@ -19,13 +20,13 @@ struct record_opts {
 	uint64_t ring_size;
 	bool quiet;
 	bool mangled;
-	struct select_args sel;   /* -F, -N, --filter-file, --allow-empty */
-	uint32_t max_depth;       /* 0: unlimited */
+	struct select_args sel;	  /* -F, -N, --filter-file, --allow-empty */
+	uint32_t max_depth;	  /* 0: unlimited */
 	uint64_t min_duration_ns; /* 0: keep every call */
-	bool no_xray;             /* probe symbols, not sleds */
-	bool all;                 /* --no-xray without a filter */
-	bool no_events;           /* benchmarks: probes fire, BPF emits nothing */
-	char **argv; /* the command, NULL-terminated */
+	bool no_xray;		  /* probe symbols, not sleds */
+	bool all;		  /* --no-xray without a filter */
+	bool no_events;		  /* benchmarks: probes fire, BPF emits nothing */
+	char **argv;		  /* the command, NULL-terminated */
 };
 
 /* Returns 0, 1 when --help was printed, or -EINVAL after one error line. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* output_file.c: see output_file.h.  The file is made with O_TMPFILE where
  * the filesystem allows: it has no name until commit links it in, so even a
  * SIGKILL leaves nothing behind.  Elsewhere a named temporary file is used. */

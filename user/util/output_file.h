@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output_file.h: an output that appears whole or not at all.  Writers write
  * to an unnamed (or temporary) file in the destination's directory; commit
  * gives it the destination's name, abort drops it, so a failed or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* u64map.h: a small open-addressing map from non-zero 64-bit keys to 64-bit
  * values, shared by the Perfetto writer, reader and the report.  It lives
  * in a header (static inline) so those modules need no extra build entry.
@@ -47,8 +48,8 @@ static inline bool u64map__get(const struct u64map *m, uint64_t key, uint64_t *v
 	return v != NULL;
 }
 
-static inline void u64map__insert(uint64_t *keys, uint64_t *vals, size_t cap,
-				  uint64_t key, uint64_t val)
+static inline void u64map__insert(uint64_t *keys, uint64_t *vals, size_t cap, uint64_t key,
+				  uint64_t val)
 {
 	size_t i = u64map__slot(key, cap);
 
