@@ -13,12 +13,11 @@
 #include "object/elf_object.h"
 #include "object/srcloc.h"
 
-/* Defined on one line so __LINE__ is the declaration line DWARF records. */
-__attribute__((noinline, used)) int srcloc_marker(int x)
-{
-	return x * 3 + 1;
-}
-static const int marker_line = __LINE__;
+/* Defined on one line so __LINE__ is the declaration line DWARF records
+ * (clang-format would spread it over four). */
+// clang-format off
+__attribute__((noinline, used)) int srcloc_marker(int x) { return x * 3 + 1; } static const int marker_line = __LINE__;
+// clang-format on
 
 static void test_own_dwarf(void **state)
 {
