@@ -41,6 +41,15 @@ struct sled_event {
 	__u64 sp;
 };
 
+/* The layout both sides compile: the BPF program writes it, the collector
+ * reads it, and nothing else checks that they agree. */
+_Static_assert(sizeof(struct sled_event) == 32, "sled_event is 32 bytes");
+_Static_assert(__builtin_offsetof(struct sled_event, ts) == 0, "sled_event.ts at 0");
+_Static_assert(__builtin_offsetof(struct sled_event, tgid) == 8, "sled_event.tgid at 8");
+_Static_assert(__builtin_offsetof(struct sled_event, tid) == 12, "sled_event.tid at 12");
+_Static_assert(__builtin_offsetof(struct sled_event, cookie) == 16, "sled_event.cookie at 16");
+_Static_assert(__builtin_offsetof(struct sled_event, sp) == 24, "sled_event.sp at 24");
+
 /* Indexes of the per-CPU counters in the `counters` map. */
 #define SLED_CTR_DROPS 0 /* bpf_ringbuf_reserve failed */
 #define SLED_CTR_MAX 1

@@ -12,12 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/perfetto_writer.h"
 #include "analysis/report.h"
+#include "model/thread_slots.h"
+#include "model/trace_stats.h"
 #include "util/u64map.h"
 
+/* A row is one function, or one function on one thread (--by-thread:
+ * keyed by thread index, so a reused tid is a row of its own). */
 struct row {
-	uint32_t tid, fid;
+	uint32_t thread, tid, fid;
 	uint64_t calls, total, self;
 };
 
@@ -34,9 +37,8 @@ struct report {
 	size_t nnames;
 	struct row *rows;
 	size_t nrows;
-	struct u64map row_idx, thread_idx;
-	struct rthread **threads;
-	size_t nthreads;
+	struct u64map row_idx;
+	struct thread_slots threads; /* struct rthread by thread index */
 	struct trace_stats st;
 };
 
@@ -68,31 +70,20 @@ static int rp_function(void *ctx, const struct trace_function *fn)
 	return (r->names[fn->id] = strdup(fn->name)) ? 0 : -ENOMEM;
 }
 
-static struct rthread *thread_of(struct report *r, uint32_t tid)
+static void thread_release(void *slot)
 {
-	struct rthread **v;
-	uint64_t idx;
+	struct rthread *t = slot;
 
-	if (u64map__get(&r->thread_idx, (uint64_t)tid + 1, &idx))
-		return r->threads[idx];
-	if (!(v = realloc(r->threads, (r->nthreads + 1) * sizeof(*v))))
-		return NULL;
-	r->threads = v;
-	if (!(v[r->nthreads] = calloc(1, sizeof(**v))))
-		return NULL;
-	if (u64map__put(&r->thread_idx, (uint64_t)tid + 1, r->nthreads))
-		return NULL;
-	return v[r->nthreads++];
+	free(t->child);
+	free(t->active);
 }
 
-static struct row *row_of(struct report *r, uint32_t tid, uint32_t fid)
+static struct row *row_of(struct report *r, const struct trace_thread *th, uint32_t fid)
 {
-	uint64_t key, idx;
+	uint32_t thread = r->o.by_thread ? th->index + 1 : 0;
+	uint64_t key = ((uint64_t)thread << 32) | fid, idx;
 	struct row *v;
 
-	if (!r->o.by_thread)
-		tid = 0;
-	key = ((uint64_t)tid << 32) | fid;
 	if (u64map__get(&r->row_idx, key, &idx))
 		return &r->rows[idx];
 	if (!(v = realloc(r->rows, (r->nrows + 1) * sizeof(*v))))
@@ -100,7 +91,8 @@ static struct row *row_of(struct report *r, uint32_t tid, uint32_t fid)
 	r->rows = v;
 	if (u64map__put(&r->row_idx, key, r->nrows))
 		return NULL;
-	v[r->nrows] = (struct row){ .tid = tid, .fid = fid };
+	v[r->nrows] =
+		(struct row){ .thread = thread, .tid = r->o.by_thread ? th->tid : 0, .fid = fid };
 	return &v[r->nrows++];
 }
 
@@ -108,7 +100,7 @@ static int rp_enter(void *ctx, const struct trace_thread *th, const struct frame
 		    uint32_t depth)
 {
 	struct report *r = ctx;
-	struct rthread *t = thread_of(r, th->tid);
+	struct rthread *t = thread_slots__get(&r->threads, th);
 	uint32_t fid = stack[depth - 1].fid;
 
 	if (!t || grow((void **)&t->child, &t->nchild, depth, sizeof(*t->child)) ||
@@ -123,10 +115,10 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 		    uint32_t depth, uint64_t end_ns, enum frame_end how)
 {
 	struct report *r = ctx;
-	struct rthread *t = thread_of(r, th->tid);
+	struct rthread *t = thread_slots__peek(&r->threads, th->index);
 	const struct frame *f = &stack[depth - 1];
 	uint64_t dur = end_ns > f->begin_ns ? end_ns - f->begin_ns : 0;
-	struct row *row = row_of(r, th->tid, f->fid);
+	struct row *row = row_of(r, th, f->fid);
 
 	(void)how;
 	if (!t || !row || depth > t->nchild || f->fid >= t->nactive)
@@ -143,7 +135,7 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 static int rp_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
 		     uint64_t total_ns)
 {
-	struct row *row = row_of(ctx, th->tid, fid);
+	struct row *row = row_of(ctx, th, fid);
 
 	(void)total_ns;
 	if (!row)
@@ -164,8 +156,20 @@ static int rp_finish(void *ctx)
 	return 0;
 }
 
+static int rp_thread_end(void *ctx, const struct trace_thread *th)
+{
+	thread_slots__put(&((struct report *)ctx)->threads, th);
+	return 0;
+}
+
 static const struct frame_sink_ops rp_ops = {
-	rp_function, NULL, rp_enter, rp_leave, rp_elided, rp_stats, rp_finish,
+	.function = rp_function,
+	.enter = rp_enter,
+	.leave = rp_leave,
+	.elided = rp_elided,
+	.stats = rp_stats,
+	.finish = rp_finish,
+	.thread_end = rp_thread_end,
 };
 
 struct frame_sink report__sink(struct report *r)
@@ -180,6 +184,7 @@ int report__new(const struct report_opts *opts, struct report **out)
 	if (!r)
 		return -ENOMEM;
 	r->o = *opts;
+	thread_slots__init(&r->threads, sizeof(struct rthread), thread_release);
 	*out = r;
 	return 0;
 }
@@ -215,7 +220,9 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	}
 	if (!c)
 		c = strcmp(name_of(r, a->fid), name_of(r, b->fid));
-	return c ? c : (a->tid > b->tid) - (a->tid < b->tid);
+	if (!c)
+		c = (a->tid > b->tid) - (a->tid < b->tid);
+	return c ? c : (a->thread > b->thread) - (a->thread < b->thread);
 }
 
 static const char *human_ns(char *buf, size_t n, uint64_t ns)
@@ -252,9 +259,8 @@ static void print_row(const struct report *r, const struct row *row, FILE *f)
 static void print_stats(const struct report *r, FILE *f)
 {
 	fprintf(f, "\nstats:");
-	for (size_t i = 0; i < perfetto_stat_nfields; i++)
-		fprintf(f, " %s=%" PRIu64, perfetto_stat_fields[i].name,
-			*(const uint64_t *)((const char *)&r->st + perfetto_stat_fields[i].offset));
+	for (size_t i = 0; i < trace_stat_nfields; i++)
+		fprintf(f, " %s=%" PRIu64, trace_stat_fields[i].name, trace_stats__get(&r->st, i));
 	fprintf(f, "\n");
 }
 
@@ -288,15 +294,9 @@ void report__free(struct report *r)
 		return;
 	for (size_t i = 0; i < r->nnames; i++)
 		free(r->names[i]);
-	for (size_t i = 0; i < r->nthreads; i++) {
-		free(r->threads[i]->child);
-		free(r->threads[i]->active);
-		free(r->threads[i]);
-	}
 	free(r->names);
 	free(r->rows);
-	free(r->threads);
 	u64map__clear(&r->row_idx);
-	u64map__clear(&r->thread_idx);
+	thread_slots__clear(&r->threads);
 	free(r);
 }

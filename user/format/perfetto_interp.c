@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/perfetto_ident.h"
 #include "format/perfetto_interp.h"
 #include "format/perfetto_writer.h"
+#include "model/trace_stats.h"
 #include "util/u64map.h"
 
 #define SEQ_CLEARED 1
@@ -29,8 +31,9 @@ struct pr_seq {
 	bool has_clock, has_track;
 	uint32_t def_clock;
 	uint64_t def_track;
-	struct u64map names;	  /* name iid -> function index */
-	struct u64map locs;	  /* source location iid -> loc index + 1 */
+	struct u64map names; /* name iid -> function index */
+	struct u64map locs;  /* source location iid -> loc index + 1 */
+	struct perfetto_ident_seq ident;
 	struct seq_clock *clocks; /* 64..127, allocated on first snapshot */
 };
 
@@ -63,6 +66,7 @@ struct perfetto_interp {
 	struct pr_func *funcs; /* index = function id - 1 */
 	struct pr_loc *locs;
 	size_t nseqs, ntracks, nprocs, nfuncs, nlocs;
+	struct perfetto_ident *ident;
 	struct frame_builder *fb;
 	struct trace_stats stats;
 	bool saw_meta, saw_stats;
@@ -103,7 +107,9 @@ static int func_for_name(struct perfetto_interp *r, const char *name, uint64_t *
 	return 0;
 }
 
-static int announce(struct perfetto_interp *r, uint64_t idx, const char *file, uint32_t line)
+/* id (may be NULL) gives mangled, object, build_id and addr. */
+static int announce(struct perfetto_interp *r, uint64_t idx, const char *file, uint32_t line,
+		    const struct trace_function *id)
 {
 	struct trace_function fn = { .id = (uint32_t)idx + 1,
 				     .name = r->funcs[idx].name,
@@ -112,6 +118,12 @@ static int announce(struct perfetto_interp *r, uint64_t idx, const char *file, u
 
 	if (r->funcs[idx].announced)
 		return 0;
+	if (id) {
+		fn.mangled = id->mangled;
+		fn.object = id->object;
+		fn.build_id = id->build_id;
+		fn.addr = id->addr;
+	}
 	r->funcs[idx].announced = true;
 	return frame_builder__function(r->fb, &fn);
 }
@@ -120,6 +132,7 @@ static void seq_reset(struct pr_seq *s)
 {
 	u64map__clear(&s->names);
 	u64map__clear(&s->locs);
+	perfetto_ident__seq_reset(&s->ident);
 	free(s->clocks);
 	*s = (struct pr_seq){ 0 };
 }
@@ -171,7 +184,7 @@ static int intern(struct perfetto_interp *r, struct pr_seq *s,
 		if ((err = u64map__put(&s->locs, sl->iid, ++r->nlocs)))
 			return err;
 	}
-	return 0;
+	return perfetto_ident__intern(r->ident, &s->ident, d);
 }
 
 static char *join_cmdline(const Perfetto__Protos__ProcessDescriptor *pd)
@@ -236,16 +249,20 @@ static int track_desc(struct perfetto_interp *r, const Perfetto__Protos__TrackDe
 	return u64map__put(&r->track_idx, td->uuid, r->ntracks++);
 }
 
+/* A thread track is a thread of its own, even when another track has
+ * its tid (trace_processor nests slices per track); elided records of a
+ * track never described (track 0) find the live (pid, tid) instead. */
 static int bind_thread(struct perfetto_interp *r, uint32_t pid, uint32_t tid, const char *name,
-		       struct fb_thread **out)
+		       bool own, struct fb_thread **out)
 {
 	const struct pr_proc *p = NULL;
 	uint64_t idx;
 
-	if ((*out = frame_builder__find(r->fb, tid)))
-		return 0;
 	if (u64map__get(&r->proc_idx, (uint64_t)pid + 1, &idx))
 		p = &r->procs[idx];
+	if (own)
+		return frame_builder__add_thread(r->fb, pid, tid, name, p ? p->name : "",
+						 p ? p->cmdline : NULL, out);
 	return frame_builder__thread(r->fb, pid, tid, name, p ? p->name : "", p ? p->cmdline : NULL,
 				     out);
 }
@@ -261,7 +278,7 @@ static int track_thread(struct perfetto_interp *r, uint64_t uuid, struct fb_thre
 	if (!uuid || !u64map__get(&r->track_idx, uuid, &idx))
 		return 0;
 	t = &r->tracks[idx];
-	if (!t->t && (err = bind_thread(r, t->pid, t->tid, t->name, &t->t)))
+	if (!t->t && (err = bind_thread(r, t->pid, t->tid, t->name, true, &t->t)))
 		return err;
 	*out = t->t;
 	return 0;
@@ -344,18 +361,22 @@ static int elided_event(struct perfetto_interp *r, const Perfetto__Protos__Track
 {
 	const char *name = ann_str(ev, "function");
 	uint32_t tid = (uint32_t)ann_uint(ev, "tid");
-	uint64_t idx, uuid = PERFETTO_THREAD_UUID(tid);
+	struct trace_function id = { .mangled = ann_str(ev, "mangled"),
+				     .object = ann_str(ev, "object"),
+				     .build_id = ann_str(ev, "build_id"),
+				     .addr = ann_uint(ev, "addr") };
+	uint64_t idx;
 	struct fb_thread *t;
 	int err;
 
 	if (!name)
 		return 0;
 	if ((err = func_for_name(r, name, &idx)) ||
-	    (err = announce(r, idx, ann_str(ev, "file"), (uint32_t)ann_uint(ev, "line"))))
+	    (err = announce(r, idx, ann_str(ev, "file"), (uint32_t)ann_uint(ev, "line"), &id)))
 		return err;
-	if ((err = track_thread(r, uuid, &t)))
+	if ((err = track_thread(r, ann_uint(ev, "track"), &t)))
 		return err;
-	if (!t && (err = bind_thread(r, (uint32_t)ann_uint(ev, "pid"), tid, "", &t)))
+	if (!t && (err = bind_thread(r, (uint32_t)ann_uint(ev, "pid"), tid, "", false, &t)))
 		return err;
 	return frame_builder__elided(r->fb, t, (uint32_t)idx + 1, ann_uint(ev, "calls"),
 				     ann_uint(ev, "total_ns"));
@@ -369,9 +390,8 @@ static int meta_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEv
 		return elided_event(r, ev);
 	if (strcmp(ev->name, PERFETTO_STATS_EVENT))
 		return 0;
-	for (size_t i = 0; i < perfetto_stat_nfields; i++)
-		*(uint64_t *)((char *)&r->stats + perfetto_stat_fields[i].offset) = ann_uint(
-			ev, perfetto_stat_fields[i].name);
+	for (size_t i = 0; i < trace_stat_nfields; i++)
+		*trace_stats__field(&r->stats, i) = ann_uint(ev, trace_stat_fields[i].name);
 	r->saw_stats = true;
 	return 0;
 }
@@ -380,6 +400,7 @@ static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_th
 		       const Perfetto__Protos__TrackEvent *ev, uint64_t ts)
 {
 	const struct pr_loc *loc = NULL;
+	struct trace_function ident = { 0 }, *id = NULL;
 	uint64_t idx, li;
 	int err;
 
@@ -387,16 +408,18 @@ static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_th
 	if (frame_builder__depth(t) >= PERFETTO_MAX_DEPTH)
 		return 0;
 	/* iid 0 is unset, and u64map keys must not be 0 (it marks empty slots) */
-	if (ev->has_name_iid && ev->name_iid && u64map__get(&s->names, ev->name_iid, &idx))
+	if (ev->has_name_iid && ev->name_iid && u64map__get(&s->names, ev->name_iid, &idx)) {
 		err = 0;
-	else
+		if (perfetto_ident__lookup(r->ident, &s->ident, ev->name_iid, &ident))
+			id = &ident;
+	} else
 		err = func_for_name(r, ev->name ? ev->name : "[unknown]", &idx);
 	if (err)
 		return err;
 	if (ev->has_source_location_iid && ev->source_location_iid &&
 	    u64map__get(&s->locs, ev->source_location_iid, &li))
 		loc = &r->locs[li - 1];
-	if ((err = announce(r, idx, loc ? loc->file : NULL, loc ? loc->line : 0)))
+	if ((err = announce(r, idx, loc ? loc->file : NULL, loc ? loc->line : 0, id)))
 		return err;
 	return frame_builder__enter(r->fb, t, (uint32_t)idx + 1, ts, 0);
 }
@@ -463,7 +486,8 @@ struct perfetto_interp *perfetto_interp__new(const struct frame_sink *sink)
 {
 	struct perfetto_interp *r = calloc(1, sizeof(*r));
 
-	if (r && !(r->fb = frame_builder__new(sink))) {
+	if (r && (!(r->fb = frame_builder__new(sink)) || !(r->ident = perfetto_ident__new()))) {
+		frame_builder__free(r->fb);
 		free(r);
 		r = NULL;
 	}
@@ -496,6 +520,7 @@ void perfetto_interp__free(struct perfetto_interp *r)
 		free(r->funcs[i].name);
 	for (size_t i = 0; i < r->nlocs; i++)
 		free(r->locs[i].file);
+	perfetto_ident__free(r->ident);
 	free(r->seqs);
 	free(r->tracks);
 	free(r->procs);

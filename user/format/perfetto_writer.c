@@ -16,17 +16,6 @@
 #include "format/perfetto_writer.h"
 #include "format/perfetto_writer_int.h"
 
-const struct perfetto_stat_field perfetto_stat_fields[] = {
-#define F(x)                                        \
-	{                                           \
-#x, offsetof(struct trace_stats, x) \
-	}
-	F(events),	 F(ringbuf_drops),     F(unmatched_exits), F(inferred_exits), F(unfinished),
-	F(depth_capped), F(max_depth_dropped), F(short_dropped),   F(ignored_sleds),
-#undef F
-};
-const size_t perfetto_stat_nfields = sizeof(perfetto_stat_fields) / sizeof(perfetto_stat_fields[0]);
-
 static size_t vlen(uint64_t v)
 {
 	size_t n = 1;
@@ -150,7 +139,7 @@ static int flush_largest(struct perfetto_writer *w)
 
 	while (w->buffered > w->o.max_buffered) {
 		for (size_t i = 0; i < w->nseqs; i++)
-			if (!big || w->seqs[i]->pending.len > big->pending.len)
+			if (w->seqs[i] && (!big || w->seqs[i]->pending.len > big->pending.len))
 				big = w->seqs[i];
 		if (!big || !big->pending.len)
 			return 0;
@@ -191,28 +180,34 @@ int pw_append_msg(struct perfetto_writer *w, struct pw_seq *s, Perfetto__Protos_
 
 static struct pw_seq *seq_get(struct perfetto_writer *w, const struct trace_thread *th)
 {
-	struct pw_seq *s = w->cached, **v;
-	uint64_t idx;
+	struct pw_seq *s, **v;
+	size_t n;
 
-	if (s && s->tid == th->tid)
-		return s;
-	if (u64map__get(&w->seq_by_tid, (uint64_t)th->tid + 1, &idx))
-		return w->cached = w->seqs[idx];
-	v = realloc(w->seqs, (w->nseqs + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	w->seqs = v;
+	if (th->index < w->nseqs && w->seqs[th->index])
+		return w->seqs[th->index];
+	if (th->index >= w->nseqs) {
+		n = (size_t)th->index * 2 + 16;
+		if (!(v = realloc(w->seqs, n * sizeof(*v))))
+			return NULL;
+		memset(v + w->nseqs, 0, (n - w->nseqs) * sizeof(*v));
+		w->seqs = v;
+		w->nseqs = n;
+	}
 	if (!(s = calloc(1, sizeof(*s))))
 		return NULL;
-	if (u64map__put(&w->seq_by_tid, (uint64_t)th->tid + 1, w->nseqs)) {
-		free(s);
-		return NULL;
-	}
 	s->pid = th->pid;
 	s->tid = th->tid;
-	s->seq_id = (uint32_t)w->nseqs + PERFETTO_META_SEQ + 1;
-	w->seqs[w->nseqs++] = s;
-	return w->cached = s;
+	s->seq_id = w->seq_ids++ + PERFETTO_META_SEQ + 1;
+	return w->seqs[th->index] = s;
+}
+
+static void seq_free(struct pw_seq *s)
+{
+	if (!s)
+		return;
+	free(s->pending.p);
+	free(s->interned);
+	free(s);
 }
 
 /* The sequence's descriptors go out lazily with its first event, because
@@ -300,9 +295,13 @@ static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, u
 	uint64_t delta = ts > s->last_ts ? ts - s->last_ts : 0;
 	size_t te = begin ? 2 + 1 + vlen(fid) + (f->file ? 2 + vlen(fid) : 0) : 2;
 	size_t pkt = 1 + vlen(delta) + 1 + vlen(s->seq_id) + 2 + 1 + vlen(te) + te;
-	size_t before = s->pending.len;
+	size_t before;
 	uint8_t *p;
 
+	/* Its own packet, ahead of the event: only on first use here. */
+	if (intern && (f->mangled || f->obj >= 0 || f->addr) && pw_intern_identity(w, s, fid))
+		return w->err;
+	before = s->pending.len;
 	if (intern) {
 		size_t id = 1 + vlen(fid) + 1 + vlen(f->name_len) + f->name_len;
 
@@ -343,6 +342,30 @@ static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, u
 	return after_append(w, s, s->pending.len - before);
 }
 
+/* Index of fn's object in objs (few: linear search), -1 when unknown. */
+static int32_t object_of(struct perfetto_writer *w, const struct trace_function *fn)
+{
+	const char *bid = fn->build_id ? fn->build_id : "";
+	struct pw_object *v;
+
+	if (!fn->object || !*fn->object)
+		return -1;
+	for (size_t i = 0; i < w->nobjs; i++)
+		if (!strcmp(w->objs[i].path, fn->object) && !strcmp(w->objs[i].build_id, bid))
+			return (int32_t)i;
+	if (w->nobjs >= INT32_MAX || !(v = realloc(w->objs, (w->nobjs + 1) * sizeof(*v))))
+		return -ENOMEM;
+	w->objs = v;
+	v[w->nobjs].path = strdup(fn->object);
+	v[w->nobjs].build_id = strdup(bid);
+	if (!v[w->nobjs].path || !v[w->nobjs].build_id) {
+		free(v[w->nobjs].path);
+		free(v[w->nobjs].build_id);
+		return -ENOMEM;
+	}
+	return (int32_t)w->nobjs++;
+}
+
 static int pw_function(void *ctx, const struct trace_function *fn)
 {
 	struct perfetto_writer *w = ctx;
@@ -356,6 +379,8 @@ static int pw_function(void *ctx, const struct trace_function *fn)
 		if (!(f = realloc(w->funcs, n * sizeof(*f))))
 			return w->err = -ENOMEM;
 		memset(f + w->nfuncs, 0, (n - w->nfuncs) * sizeof(*f));
+		for (size_t i = w->nfuncs; i < n; i++)
+			f[i].obj = -1;
 		w->funcs = f;
 		w->nfuncs = n;
 	}
@@ -364,8 +389,11 @@ static int pw_function(void *ctx, const struct trace_function *fn)
 		return 0;
 	f->name = strdup(fn->name);
 	f->file = fn->file ? strdup(fn->file) : NULL;
-	if (!f->name || (fn->file && !f->file))
+	f->mangled = fn->mangled && *fn->mangled ? strdup(fn->mangled) : NULL;
+	if (!f->name || (fn->file && !f->file) || (fn->mangled && *fn->mangled && !f->mangled) ||
+	    (f->obj = object_of(w, fn)) == -ENOMEM)
 		return w->err = -ENOMEM;
+	f->addr = fn->addr;
 	f->name_len = (uint32_t)strlen(f->name);
 	f->file_len = f->file ? (uint32_t)strlen(f->file) : 0;
 	f->line = fn->line;
@@ -402,7 +430,7 @@ static int pw_enter(void *ctx, const struct trace_thread *th, const struct frame
 static int add_elided(struct perfetto_writer *w, const struct trace_thread *th, uint32_t fid,
 		      uint64_t calls, uint64_t total_ns)
 {
-	uint64_t key = ((uint64_t)th->tid << 32) | fid, idx;
+	uint64_t key = ((uint64_t)th->index << 32) | fid, idx;
 	struct pw_elided *e;
 
 	if (!u64map__get(&w->elided_idx, key, &idx)) {
@@ -413,8 +441,9 @@ static int add_elided(struct perfetto_writer *w, const struct trace_thread *th, 
 		idx = w->nelided;
 		if (u64map__put(&w->elided_idx, key, idx))
 			return w->err = -ENOMEM;
-		w->elided[w->nelided++] =
-			(struct pw_elided){ .pid = th->pid, .tid = th->tid, .fid = fid };
+		w->elided[w->nelided++] = (struct pw_elided){
+			.pid = th->pid, .tid = th->tid, .index = th->index, .fid = fid
+		};
 	}
 	w->elided[idx].calls += calls;
 	w->elided[idx].total_ns += total_ns;
@@ -451,6 +480,21 @@ static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uin
 	return w->err ? w->err : add_elided(w, th, fid, calls, total_ns);
 }
 
+/* The thread is over: its last chunk goes out and its buffers go. */
+static int pw_thread_end(void *ctx, const struct trace_thread *th)
+{
+	struct perfetto_writer *w = ctx;
+	struct pw_seq *s = th->index < w->nseqs ? w->seqs[th->index] : NULL;
+
+	if (w->err || !s)
+		return w->err;
+	if (s->started)
+		pw_flush_seq(w, s, true);
+	seq_free(s);
+	w->seqs[th->index] = NULL;
+	return w->err;
+}
+
 static int pw_stats(void *ctx, const struct trace_stats *st)
 {
 	struct perfetto_writer *w = ctx;
@@ -467,7 +511,8 @@ static int pw_finish(void *ctx)
 		return w->err ? w->err : -EALREADY;
 	w->finished = true;
 	for (size_t i = 0; i < w->nseqs && !w->err; i++)
-		pw_flush_seq(w, w->seqs[i], true);
+		if (w->seqs[i])
+			pw_flush_seq(w, w->seqs[i], true);
 	for (size_t i = 0; i < w->nelided && !w->err; i++)
 		if (w->elided[i].fid < w->nfuncs && w->funcs[w->elided[i].fid].name)
 			pw_write_elided(w, &w->elided[i]);
@@ -486,6 +531,7 @@ static const struct frame_sink_ops pw_ops = {
 	.elided = pw_elided,
 	.stats = pw_stats,
 	.finish = pw_finish,
+	.thread_end = pw_thread_end,
 };
 
 struct frame_sink perfetto_writer__sink(struct perfetto_writer *w)
@@ -532,15 +578,18 @@ void perfetto_writer__free(struct perfetto_writer *w)
 {
 	if (!w)
 		return;
-	for (size_t i = 0; i < w->nseqs; i++) {
-		free(w->seqs[i]->pending.p);
-		free(w->seqs[i]->interned);
-		free(w->seqs[i]);
-	}
+	for (size_t i = 0; i < w->nseqs; i++)
+		seq_free(w->seqs[i]);
 	for (size_t i = 0; i < w->nfuncs; i++) {
 		free(w->funcs[i].name);
 		free(w->funcs[i].file);
+		free(w->funcs[i].mangled);
 	}
+	for (size_t i = 0; i < w->nobjs; i++) {
+		free(w->objs[i].path);
+		free(w->objs[i].build_id);
+	}
+	free(w->objs);
 	if (w->z_ready)
 		deflateEnd(&w->z);
 	free(w->meta.pending.p);
@@ -548,7 +597,6 @@ void perfetto_writer__free(struct perfetto_writer *w)
 	free(w->funcs);
 	free(w->elided);
 	free(w->zbuf);
-	u64map__clear(&w->seq_by_tid);
 	u64map__clear(&w->pids);
 	u64map__clear(&w->elided_idx);
 	free(w);

@@ -24,16 +24,15 @@
 #define PERFETTO_META_TRACK "sledtrace"
 #define PERFETTO_STATS_EVENT "sledtrace.stats"
 #define PERFETTO_ELIDED_EVENT "sledtrace.elided"
-#define PERFETTO_PROCESS_UUID(pid) (((uint64_t)1 << 32) | (uint32_t)(pid))
-#define PERFETTO_THREAD_UUID(tid) (((uint64_t)2 << 32) | (uint32_t)(tid))
+/* Tracks are per process and per thread lifetime (trace_thread's
+ * process_index and index), so a reused pid or tid gets a track of its own. */
+#define PERFETTO_PROCESS_UUID(process_index) (((uint64_t)1 << 32) | (uint32_t)(process_index))
+#define PERFETTO_THREAD_UUID(thread_index) (((uint64_t)2 << 32) | (uint32_t)(thread_index))
 
-/* Debug-annotation name of each trace_stats field (all of them). */
-struct perfetto_stat_field {
-	const char *name;
-	size_t offset; /* of a uint64_t in struct trace_stats */
-};
-extern const struct perfetto_stat_field perfetto_stat_fields[];
-extern const size_t perfetto_stat_nfields;
+/* The stats are written under the model's field names (model/trace_stats.h).
+ * Old spelling, kept for code written against it: */
+#define perfetto_stat_fields trace_stat_fields
+#define perfetto_stat_nfields trace_stat_nfields
 
 struct perfetto_writer_opts {
 	size_t chunk_bytes;  /* uncompressed bytes per chunk; 0: 64 KiB */

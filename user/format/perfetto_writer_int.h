@@ -25,11 +25,20 @@ struct buf {
 struct pw_func {
 	char *name, *file; /* name NULL: never announced */
 	uint32_t name_len, file_len, line;
+	char *mangled; /* NULL when unknown */
+	int32_t obj;   /* index into objs, -1 when unknown */
+	uint64_t addr; /* 0 when unknown */
+};
+
+/* An object functions live in: interned once per sequence as a Mapping. */
+struct pw_object {
+	char *path, *build_id;
 };
 
 /* One traced thread = one packet sequence. */
 struct pw_seq {
 	uint32_t pid, tid, seq_id;
+	uint64_t objs_interned; /* bit per object index (< 64) sent here */
 	bool started;
 	uint64_t last_ts;   /* running value of the incremental clock */
 	struct buf pending; /* framed packets not yet written */
@@ -38,7 +47,7 @@ struct pw_seq {
 };
 
 struct pw_elided {
-	uint32_t pid, tid, fid;
+	uint32_t pid, tid, index, fid;
 	uint64_t calls, total_ns;
 };
 
@@ -49,10 +58,12 @@ struct perfetto_writer {
 	uint64_t bytes;
 	struct pw_func *funcs; /* by fid */
 	size_t nfuncs;
-	struct pw_seq **seqs; /* creation order */
-	size_t nseqs;
-	struct u64map seq_by_tid, pids, elided_idx;
-	struct pw_seq *cached;
+	struct pw_seq **seqs; /* by thread index; NULL before its first use or after its end */
+	size_t nseqs;	      /* length of seqs */
+	uint32_t seq_ids;     /* sequences started so far */
+	struct pw_object *objs;
+	size_t nobjs;
+	struct u64map pids, elided_idx;
 	struct pw_elided *elided;
 	size_t nelided;
 	size_t buffered; /* sum of pending lengths */
@@ -75,6 +86,7 @@ int pw_start_seq(struct perfetto_writer *w, struct pw_seq *s, const struct trace
 		 uint64_t ts);
 int pw_describe_process(struct perfetto_writer *w, const struct trace_thread *th);
 int pw_describe_thread(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th);
+int pw_intern_identity(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid);
 int pw_write_elided(struct perfetto_writer *w, const struct pw_elided *e);
 int pw_write_stats(struct perfetto_writer *w);
 int pw_write_header(struct perfetto_writer *w);

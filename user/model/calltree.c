@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/calltree.h"
+#include "model/thread_slots.h"
 #include "util/u64map.h"
 
 /* Calls a writer elided (deeper than its cap) hang under this node. */
@@ -20,11 +21,9 @@ struct ct_thread {
 struct calltree {
 	struct calltree_node *nodes;
 	size_t n, cap;
-	struct u64map children; /* (parent << 32 | fid) + 1 -> node */
-	struct u64map threads;	/* tid + 1 -> index into th */
-	struct ct_thread *th;
-	size_t nth;
-	char **names; /* by fid */
+	struct u64map children;	     /* (parent << 32 | fid) + 1 -> node */
+	struct thread_slots threads; /* struct ct_thread by thread index */
+	char **names;		     /* by fid */
 	uint32_t nnames;
 	struct trace_stats st;
 };
@@ -51,21 +50,17 @@ static int child_of(struct calltree *ct, uint32_t parent, uint32_t fid, uint32_t
 	return u64map__put(&ct->children, key, ct->n++);
 }
 
-static struct ct_thread *thread_of(struct calltree *ct, uint32_t tid)
+static struct ct_thread *thread_of(struct calltree *ct, const struct trace_thread *th)
 {
-	uint64_t idx;
-	struct ct_thread *v;
+	return thread_slots__get(&ct->threads, th);
+}
 
-	if (u64map__get(&ct->threads, (uint64_t)tid + 1, &idx))
-		return &ct->th[idx];
-	v = realloc(ct->th, (ct->nth + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	ct->th = v;
-	memset(&ct->th[ct->nth], 0, sizeof(*v));
-	if (u64map__put(&ct->threads, (uint64_t)tid + 1, ct->nth))
-		return NULL;
-	return &ct->th[ct->nth++];
+static void thread_release(void *slot)
+{
+	struct ct_thread *t = slot;
+
+	free(t->node);
+	free(t->child_ns);
 }
 
 static int reserve(struct ct_thread *t, uint32_t depth)
@@ -94,7 +89,7 @@ static int ct_enter(void *ctx, const struct trace_thread *th, const struct frame
 		    uint32_t depth)
 {
 	struct calltree *ct = ctx;
-	struct ct_thread *t = thread_of(ct, th->tid);
+	struct ct_thread *t = thread_of(ct, th);
 	uint32_t parent;
 
 	if (!t || reserve(t, depth))
@@ -108,7 +103,7 @@ static int ct_leave(void *ctx, const struct trace_thread *th, const struct frame
 		    uint32_t depth, uint64_t end_ns, enum frame_end how)
 {
 	struct calltree *ct = ctx;
-	struct ct_thread *t = thread_of(ct, th->tid);
+	struct ct_thread *t = thread_of(ct, th);
 	uint64_t begin = stack[depth - 1].begin_ns;
 	uint64_t dur = end_ns > begin ? end_ns - begin : 0;
 	struct calltree_node *n;
@@ -164,7 +159,13 @@ static int ct_function(void *ctx, const struct trace_function *fn)
 
 static int ct_thread(void *ctx, const struct trace_thread *th)
 {
-	return thread_of(ctx, th->tid) ? 0 : -ENOMEM;
+	return thread_of(ctx, th) ? 0 : -ENOMEM;
+}
+
+static int ct_thread_end(void *ctx, const struct trace_thread *th)
+{
+	thread_slots__put(&((struct calltree *)ctx)->threads, th);
+	return 0;
 }
 
 static int ct_stats(void *ctx, const struct trace_stats *st)
@@ -187,6 +188,7 @@ static const struct frame_sink_ops ct_ops = {
 	.elided = ct_elided,
 	.stats = ct_stats,
 	.finish = ct_finish,
+	.thread_end = ct_thread_end,
 };
 
 int calltree__new(struct calltree **out)
@@ -202,6 +204,7 @@ int calltree__new(struct calltree **out)
 		return -ENOMEM;
 	}
 	ct->n = 1; /* the root */
+	thread_slots__init(&ct->threads, sizeof(struct ct_thread), thread_release);
 	*out = ct;
 	return 0;
 }
@@ -237,16 +240,11 @@ void calltree__free(struct calltree *ct)
 {
 	if (!ct)
 		return;
-	for (size_t i = 0; i < ct->nth; i++) {
-		free(ct->th[i].node);
-		free(ct->th[i].child_ns);
-	}
 	for (uint32_t i = 0; i < ct->nnames; i++)
 		free(ct->names[i]);
 	free(ct->names);
-	free(ct->th);
 	u64map__clear(&ct->children);
-	u64map__clear(&ct->threads);
+	thread_slots__clear(&ct->threads);
 	free(ct->nodes);
 	free(ct);
 }

@@ -4,23 +4,20 @@
 #include <stdlib.h>
 
 #include "model/frame_filter.h"
-#include "util/u64map.h"
+#include "model/thread_slots.h"
 
 struct frame_filter {
 	struct frame_sink down;
 	struct frame_filter_opts opts;
-	struct u64map committed; /* tid + 1 -> bottom frames already passed on */
+	struct thread_slots committed; /* per thread: bottom frames already passed on */
 	uint64_t depth_dropped, short_dropped;
 };
 
-/* The thread's count of frames passed on, created at 0. */
-static uint64_t *committed_of(struct frame_filter *f, uint32_t tid)
+/* The thread's count of frames passed on, created at 0; NULL only when
+ * out of memory. */
+static uint64_t *committed_of(struct frame_filter *f, const struct trace_thread *th)
 {
-	uint64_t key = (uint64_t)tid + 1, *n = u64map__find(&f->committed, key);
-
-	if (!n && !u64map__put(&f->committed, key, 0))
-		n = u64map__find(&f->committed, key);
-	return n; /* NULL only when out of memory */
+	return thread_slots__get(&f->committed, th);
 }
 
 /* Passes on every pending frame below limit that has lasted long enough
@@ -50,7 +47,7 @@ static int ff_enter(void *ctx, const struct trace_thread *th, const struct frame
 		f->depth_dropped++;
 		limit = f->opts.max_depth;
 	}
-	committed = committed_of(f, th->tid);
+	committed = committed_of(f, th);
 	if (!committed)
 		return -ENOMEM;
 	/* The new frame has lasted 0 ns: only its callers may be due. */
@@ -66,7 +63,7 @@ static int ff_leave(void *ctx, const struct trace_thread *th, const struct frame
 
 	if (f->opts.max_depth && depth > f->opts.max_depth)
 		return 0;
-	committed = committed_of(f, th->tid);
+	committed = committed_of(f, th);
 	if (!committed)
 		return -ENOMEM;
 	err = commit(f, committed, th, stack, depth, end_ns);
@@ -84,14 +81,14 @@ static int ff_function(void *ctx, const struct trace_function *fn)
 {
 	struct frame_filter *f = ctx;
 
-	return f->down.ops->function(f->down.ctx, fn);
+	return f->down.ops->function ? f->down.ops->function(f->down.ctx, fn) : 0;
 }
 
 static int ff_thread(void *ctx, const struct trace_thread *th)
 {
 	struct frame_filter *f = ctx;
 
-	return f->down.ops->thread(f->down.ctx, th);
+	return f->down.ops->thread ? f->down.ops->thread(f->down.ctx, th) : 0;
 }
 
 static int ff_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
@@ -104,6 +101,14 @@ static int ff_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uin
 	return f->down.ops->elided(f->down.ctx, th, fid, calls, total_ns);
 }
 
+static int ff_thread_end(void *ctx, const struct trace_thread *th)
+{
+	struct frame_filter *f = ctx;
+
+	thread_slots__put(&f->committed, th);
+	return f->down.ops->thread_end ? f->down.ops->thread_end(f->down.ctx, th) : 0;
+}
+
 static int ff_stats(void *ctx, const struct trace_stats *st)
 {
 	struct frame_filter *f = ctx;
@@ -111,14 +116,14 @@ static int ff_stats(void *ctx, const struct trace_stats *st)
 
 	s.max_depth_dropped += f->depth_dropped;
 	s.short_dropped += f->short_dropped;
-	return f->down.ops->stats(f->down.ctx, &s);
+	return f->down.ops->stats ? f->down.ops->stats(f->down.ctx, &s) : 0;
 }
 
 static int ff_finish(void *ctx)
 {
 	struct frame_filter *f = ctx;
 
-	return f->down.ops->finish(f->down.ctx);
+	return f->down.ops->finish ? f->down.ops->finish(f->down.ctx) : 0;
 }
 
 static const struct frame_sink_ops ff_ops = {
@@ -129,6 +134,7 @@ static const struct frame_sink_ops ff_ops = {
 	.elided = ff_elided,
 	.stats = ff_stats,
 	.finish = ff_finish,
+	.thread_end = ff_thread_end,
 };
 
 int frame_filter__new(const struct frame_sink *down, const struct frame_filter_opts *opts,
@@ -140,6 +146,7 @@ int frame_filter__new(const struct frame_sink *down, const struct frame_filter_o
 		return -ENOMEM;
 	f->down = *down;
 	f->opts = *opts;
+	thread_slots__init(&f->committed, sizeof(uint64_t), NULL);
 	*out = f;
 	return 0;
 }
@@ -153,6 +160,6 @@ void frame_filter__free(struct frame_filter *f)
 {
 	if (!f)
 		return;
-	u64map__clear(&f->committed);
+	thread_slots__clear(&f->committed);
 	free(f);
 }

@@ -8,12 +8,19 @@
  * (FRAME_INFERRED -> inferred_exits, FRAME_UNFINISHED -> unfinished,
  * including the frames finish() closes) and leaves on an empty stack
  * (-> unmatched_exits), and adds these to the caller's trace_stats in
- * finish().  Producers must not count those three themselves. */
+ * finish().  Producers must not count those three themselves.
+ *
+ * Live threads are found by (pid, tid); the table maps that pair to its
+ * live slot (index + 1) and to 0 once the thread ended, so a reused tid
+ * never finds the slot of the thread that had it before.  Processes are
+ * tracked the same way: a pid whose threads all ended is a new process
+ * when it shows up again. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/frames.h"
+#include "util/u64map.h"
 
 struct fb_thread {
 	struct trace_thread th; /* strings owned by this record */
@@ -21,24 +28,26 @@ struct fb_thread {
 	uint32_t depth;
 	uint32_t cap;
 	uint64_t last_ts; /* where finish() closes what is still open */
-	struct fb_thread *hnext;
-	struct fb_thread *next; /* creation order, so finish() is deterministic */
+	bool ended;
 };
 
 struct frame_builder {
 	struct frame_sink sink;
-	struct fb_thread **buckets;
-	size_t nbuckets; /* power of two */
-	size_t nthreads;
-	struct fb_thread *first, *last;
+	struct fb_thread **threads; /* by index */
+	uint32_t nthreads, cap;
+	struct u64map live;	 /* (pid << 32 | tid) -> index + 1, 0 once ended */
+	struct u64map live_proc; /* pid + 1 -> process index + 1, 0 once ended */
+	uint32_t *proc_threads;	 /* by process index: threads not yet ended */
+	uint32_t nprocs;
 	struct fb_thread *cached; /* consecutive events usually share a thread */
 	uint64_t unmatched, inferred, unfinished;
 	bool finished;
 };
 
-static size_t tid_bucket(uint32_t tid, size_t nbuckets)
+static uint64_t thread_key(uint32_t pid, uint32_t tid)
 {
-	return (size_t)((tid * 2654435761u) & (nbuckets - 1));
+	/* +1: pid 0 / tid 0 (the idle task) must not be key 0 */
+	return ((uint64_t)pid << 32 | tid) + 1;
 }
 
 struct frame_builder *frame_builder__new(const struct frame_sink *sink)
@@ -48,12 +57,6 @@ struct frame_builder *frame_builder__new(const struct frame_sink *sink)
 	if (!fb)
 		return NULL;
 	fb->sink = *sink;
-	fb->nbuckets = 64;
-	fb->buckets = calloc(fb->nbuckets, sizeof(*fb->buckets));
-	if (!fb->buckets) {
-		free(fb);
-		return NULL;
-	}
 	return fb;
 }
 
@@ -68,15 +71,14 @@ static void thread_free(struct fb_thread *t)
 
 void frame_builder__free(struct frame_builder *fb)
 {
-	struct fb_thread *t, *n;
-
 	if (!fb)
 		return;
-	for (t = fb->first; t; t = n) {
-		n = t->next;
-		thread_free(t);
-	}
-	free(fb->buckets);
+	for (uint32_t i = 0; i < fb->nthreads; i++)
+		thread_free(fb->threads[i]);
+	free(fb->threads);
+	free(fb->proc_threads);
+	u64map__clear(&fb->live);
+	u64map__clear(&fb->live_proc);
 	free(fb);
 }
 
@@ -87,35 +89,26 @@ int frame_builder__function(struct frame_builder *fb, const struct trace_functio
 	return fb->sink.ops->function(fb->sink.ctx, fn);
 }
 
-struct fb_thread *frame_builder__find(struct frame_builder *fb, uint32_t tid)
+struct fb_thread *frame_builder__find(struct frame_builder *fb, uint32_t pid, uint32_t tid)
 {
 	struct fb_thread *t = fb->cached;
+	uint64_t idx;
 
-	if (t && t->th.tid == tid)
+	if (t && t->th.tid == tid && t->th.pid == pid && !t->ended)
 		return t;
-	for (t = fb->buckets[tid_bucket(tid, fb->nbuckets)]; t; t = t->hnext)
-		if (t->th.tid == tid)
-			return fb->cached = t;
-	return NULL;
+	if (!u64map__get(&fb->live, thread_key(pid, tid), &idx) || !idx)
+		return NULL;
+	return fb->cached = fb->threads[idx - 1];
 }
 
-static int rehash(struct frame_builder *fb)
+const struct trace_thread *frame_builder__info(const struct fb_thread *t)
 {
-	size_t n = fb->nbuckets * 2;
-	struct fb_thread **b = calloc(n, sizeof(*b));
+	return &t->th;
+}
 
-	if (!b)
-		return -ENOMEM;
-	for (struct fb_thread *t = fb->first; t; t = t->next) {
-		size_t i = tid_bucket(t->th.tid, n);
-
-		t->hnext = b[i];
-		b[i] = t;
-	}
-	free(fb->buckets);
-	fb->buckets = b;
-	fb->nbuckets = n;
-	return 0;
+uint32_t frame_builder__nthreads(const struct frame_builder *fb)
+{
+	return fb->nthreads;
 }
 
 /* NULL stays NULL only for cmdline; names become "" so sinks can print them. */
@@ -147,36 +140,74 @@ static struct fb_thread *thread_new(uint32_t pid, uint32_t tid, const char *name
 	return t;
 }
 
-int frame_builder__thread(struct frame_builder *fb, uint32_t pid, uint32_t tid, const char *name,
-			  const char *process_name, const char *cmdline, struct fb_thread **out)
+/* The live process pid, or a new one; counts t as one of its threads. */
+static int join_process(struct frame_builder *fb, struct fb_thread *t)
 {
-	struct fb_thread *t = frame_builder__find(fb, tid);
-	size_t i;
+	uint64_t key = (uint64_t)t->th.pid + 1, idx = 0;
+	uint32_t *v;
 	int err;
 
-	if (t) {
-		*out = t;
-		return 0;
+	if (!u64map__get(&fb->live_proc, key, &idx) || !idx) {
+		if (!(v = realloc(fb->proc_threads, (fb->nprocs + 1) * sizeof(*v))))
+			return -ENOMEM;
+		fb->proc_threads = v;
+		v[fb->nprocs] = 0;
+		idx = ++fb->nprocs;
+		if ((err = u64map__put(&fb->live_proc, key, idx)))
+			return err;
 	}
-	if (fb->nthreads >= fb->nbuckets && (err = rehash(fb)))
+	t->th.process_index = (uint32_t)idx - 1;
+	fb->proc_threads[idx - 1]++;
+	return 0;
+}
+
+static int store_thread(struct frame_builder *fb, struct fb_thread *t)
+{
+	struct fb_thread **v;
+	int err;
+
+	if (fb->nthreads == fb->cap) {
+		uint32_t cap = fb->cap ? fb->cap * 2 : 64;
+
+		if (!(v = realloc(fb->threads, cap * sizeof(*v))))
+			return -ENOMEM;
+		fb->threads = v;
+		fb->cap = cap;
+	}
+	if ((err = join_process(fb, t)) ||
+	    (err = u64map__put(&fb->live, thread_key(t->th.pid, t->th.tid), fb->nthreads + 1)))
 		return err;
-	t = thread_new(pid, tid, name, process_name, cmdline);
+	t->th.index = fb->nthreads;
+	fb->threads[fb->nthreads++] = t;
+	return 0;
+}
+
+int frame_builder__add_thread(struct frame_builder *fb, uint32_t pid, uint32_t tid,
+			      const char *name, const char *process_name, const char *cmdline,
+			      struct fb_thread **out)
+{
+	struct fb_thread *t = thread_new(pid, tid, name, process_name, cmdline);
+	int err;
+
 	if (!t)
 		return -ENOMEM;
-	i = tid_bucket(tid, fb->nbuckets);
-	t->hnext = fb->buckets[i];
-	fb->buckets[i] = t;
-	if (fb->last)
-		fb->last->next = t;
-	else
-		fb->first = t;
-	fb->last = t;
-	fb->nthreads++;
+	if ((err = store_thread(fb, t))) {
+		thread_free(t);
+		return err;
+	}
 	fb->cached = t;
 	*out = t;
 	if (!fb->sink.ops->thread)
 		return 0;
 	return fb->sink.ops->thread(fb->sink.ctx, &t->th);
+}
+
+int frame_builder__thread(struct frame_builder *fb, uint32_t pid, uint32_t tid, const char *name,
+			  const char *process_name, const char *cmdline, struct fb_thread **out)
+{
+	if ((*out = frame_builder__find(fb, pid, tid)))
+		return 0;
+	return frame_builder__add_thread(fb, pid, tid, name, process_name, cmdline, out);
 }
 
 static int grow_stack(struct fb_thread *t)
@@ -245,6 +276,26 @@ int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t, uint32_
 	return fb->sink.ops->elided(fb->sink.ctx, &t->th, fid, calls, total_ns);
 }
 
+/* Only the slot that is live for (pid, tid) is unmapped: an older one
+ * add_thread shadowed is no longer there. */
+static void retire(struct frame_builder *fb, struct fb_thread *t)
+{
+	uint64_t *idx = u64map__find(&fb->live, thread_key(t->th.pid, t->th.tid));
+	uint64_t *proc = u64map__find(&fb->live_proc, (uint64_t)t->th.pid + 1);
+
+	t->ended = true;
+	if (idx && *idx == (uint64_t)t->th.index + 1)
+		*idx = 0;
+	if (!--fb->proc_threads[t->th.process_index] && proc &&
+	    *proc == (uint64_t)t->th.process_index + 1)
+		*proc = 0;
+	if (fb->cached == t)
+		fb->cached = NULL;
+	free(t->stack);
+	t->stack = NULL;
+	t->cap = 0;
+}
+
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts)
 {
 	int err;
@@ -252,7 +303,12 @@ int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uin
 	while (t->depth)
 		if ((err = frame_builder__leave(fb, t, ts, FRAME_UNFINISHED)))
 			return err;
-	return 0;
+	if (t->ended)
+		return 0;
+	retire(fb, t);
+	if (!fb->sink.ops->thread_end)
+		return 0;
+	return fb->sink.ops->thread_end(fb->sink.ctx, &t->th);
 }
 
 int frame_builder__finish(struct frame_builder *fb, struct trace_stats *st)
@@ -263,8 +319,8 @@ int frame_builder__finish(struct frame_builder *fb, struct trace_stats *st)
 	if (fb->finished)
 		return -EALREADY;
 	fb->finished = true;
-	for (struct fb_thread *t = fb->first; t; t = t->next)
-		if ((err = frame_builder__end_thread(fb, t, t->last_ts)))
+	for (uint32_t i = 0; i < fb->nthreads; i++)
+		if ((err = frame_builder__end_thread(fb, fb->threads[i], fb->threads[i]->last_ts)))
 			return err;
 	if (!st)
 		st = &local;

@@ -9,27 +9,47 @@
  * Order of sink calls: function() before the first frame that names it,
  * thread() before the first frame of that thread, then enter()/leave()
  * balanced per thread (every enter gets exactly one leave, unfinished
- * frames are closed by frame_builder__finish), elided() for calls a writer
- * could not represent, stats() once, finish() once. */
+ * frames are closed by frame_builder__finish), thread_end() once per
+ * thread after its last frame, elided() for calls a writer could not
+ * represent, stats() once, finish() once.
+ *
+ * Threads: the builder owns the one per-thread record of a trace.  A
+ * thread is one lifetime of a (pid, tid) pair: when it ends
+ * (frame_builder__end_thread) its slot is retired, and the next thread
+ * with that tid gets a new slot with its own index, names and track.
+ * trace_thread.index is dense (0, 1, 2... in order of first sight), so a
+ * sink keeps its per-thread state in an array indexed by it
+ * (model/thread_slots.h) instead of a table of its own keyed by tid. */
 #ifndef SLEDTRACE_FRAMES_H
 #define SLEDTRACE_FRAMES_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/trace_stats.h"
+
+/* A function's identity is (object, build_id, addr); name, mangled, file
+ * and line describe it.  Any of the identity fields may be NULL/0 when the
+ * producer does not know them (a trace written by another tool). */
 struct trace_function {
-	uint32_t id;	  /* dense, 1-based, unique within one trace */
-	const char *name; /* display name (demangled unless asked otherwise) */
-	const char *file; /* source file or NULL */
-	uint32_t line;	  /* 0 when unknown */
+	uint32_t id;	      /* dense, 1-based, unique within one trace */
+	const char *name;     /* display name (demangled unless asked otherwise) */
+	const char *file;     /* source file or NULL */
+	uint32_t line;	      /* 0 when unknown */
+	const char *mangled;  /* raw symbol name, NULL when unknown */
+	const char *object;   /* path of the object holding it, NULL when unknown */
+	const char *build_id; /* the object's GNU build-id in hex, NULL or "" when none */
+	uint64_t addr;	      /* its address in the object (ELF vaddr), 0 when unknown */
 };
 
 struct trace_thread {
-	uint32_t pid;
-	uint32_t tid;
+	uint32_t pid;		  /* process (tgid) */
+	uint32_t tid;		  /* thread id, as the kernel numbers it */
 	const char *name;	  /* thread name (comm) */
 	const char *process_name; /* comm of the process */
 	const char *cmdline;	  /* may be NULL */
+	uint32_t index;		  /* dense, 0-based, one per thread lifetime */
+	uint32_t process_index;	  /* dense, 0-based, one per process lifetime */
 };
 
 /* How a frame ended.  Only RETURNED and TAIL are measured exits; the rest
@@ -47,20 +67,6 @@ struct frame {
 	uint64_t sp; /* return-address slot at entry; 0 when unknown */
 };
 
-/* Everything counted instead of recorded.  Every drop has a field here,
- * is written into the trace and read back by the reader. */
-struct trace_stats {
-	uint64_t events;	    /* events consumed from the ring buffer */
-	uint64_t ringbuf_drops;	    /* events the kernel could not queue */
-	uint64_t unmatched_exits;   /* exits with no open frame */
-	uint64_t inferred_exits;    /* frames closed by FRAME_INFERRED */
-	uint64_t unfinished;	    /* frames closed by FRAME_UNFINISHED */
-	uint64_t depth_capped;	    /* calls deeper than the writer's cap */
-	uint64_t max_depth_dropped; /* calls deeper than --max-depth */
-	uint64_t short_dropped;	    /* calls shorter than --min-duration */
-	uint64_t ignored_sleds;	    /* sled kinds sledtrace does not probe */
-};
-
 struct frame_sink_ops {
 	int (*function)(void *ctx, const struct trace_function *fn);
 	int (*thread)(void *ctx, const struct trace_thread *th);
@@ -76,6 +82,9 @@ struct frame_sink_ops {
 		      uint64_t total_ns);
 	int (*stats)(void *ctx, const struct trace_stats *st);
 	int (*finish)(void *ctx);
+	/* th ended (its frames are all closed): its index is never used
+	 * again, so per-thread state can go.  Optional. */
+	int (*thread_end)(void *ctx, const struct trace_thread *th);
 };
 
 struct frame_sink {
@@ -89,19 +98,30 @@ struct fb_thread;
 struct frame_builder *frame_builder__new(const struct frame_sink *sink);
 void frame_builder__free(struct frame_builder *fb);
 int frame_builder__function(struct frame_builder *fb, const struct trace_function *fn);
-/* Finds the thread by tid, creating it (and calling sink->thread) on first
- * sight.  Names are copied. */
+/* Finds the live thread (pid, tid), creating it (and calling sink->thread)
+ * on first sight or after the last one with that tid ended.  Names are
+ * copied. */
 int frame_builder__thread(struct frame_builder *fb, uint32_t pid, uint32_t tid, const char *name,
 			  const char *process_name, const char *cmdline, struct fb_thread **out);
-struct fb_thread *frame_builder__find(struct frame_builder *fb, uint32_t tid);
+/* Always a new thread, even when (pid, tid) has a live one: that one stays
+ * valid for whoever holds it, but is no longer found (a reader whose input
+ * has two tracks for one tid). */
+int frame_builder__add_thread(struct frame_builder *fb, uint32_t pid, uint32_t tid,
+			      const char *name, const char *process_name, const char *cmdline,
+			      struct fb_thread **out);
+/* The live thread (pid, tid), or NULL. */
+struct fb_thread *frame_builder__find(struct frame_builder *fb, uint32_t pid, uint32_t tid);
+const struct trace_thread *frame_builder__info(const struct fb_thread *t);
+/* Threads so far: every index is below this. */
+uint32_t frame_builder__nthreads(const struct frame_builder *fb);
 int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t fid, uint64_t ts,
 			 uint64_t sp);
 int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
 			 enum frame_end how);
 uint32_t frame_builder__depth(const struct fb_thread *t);
 const struct frame *frame_builder__top(const struct fb_thread *t); /* NULL if empty */
-/* Closes every open frame of t as FRAME_UNFINISHED at ts: the thread is
- * gone (or the trace ends). */
+/* Closes every open frame of t as FRAME_UNFINISHED at ts and retires t:
+ * the thread is gone (or the trace ends).  Calls thread_end() once. */
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);
 /* Calls thread-level counters through to the sink. */
 int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t, uint32_t fid,

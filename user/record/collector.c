@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/thread_slots.h"
 #include "record/collector.h"
-#include "util/u64map.h"
 
 /* Stack pointers further apart than this are on different stacks (signal
  * alternate stack, coroutine): no inference across them. */
@@ -32,8 +32,8 @@ struct tail_pending {
 	uint64_t owed; /* chained returns still to come at sp */
 };
 
+/* The collector's own per-thread state, in the builder thread's slot. */
 struct cthread {
-	uint32_t tid;
 	struct fb_thread *fbt;
 	struct tail_pending pend[TAIL_PENDING];
 	unsigned npend;
@@ -43,9 +43,7 @@ struct collector {
 	struct frame_builder *fb;
 	struct collector_object *objs;
 	uint32_t nobjs;
-	struct cthread *threads; /* in order of first event */
-	size_t nthreads, cap;
-	struct u64map by_tid; /* tid + 1 -> index into threads */
+	struct thread_slots threads; /* struct cthread by thread index */
 	struct trace_stats st;
 	uint8_t *hit; /* one bit per trace function id */
 	uint32_t nfids;
@@ -61,6 +59,7 @@ int collector__new(struct frame_builder *fb, struct collector **out)
 	if (!c)
 		return -ENOMEM;
 	c->fb = fb;
+	thread_slots__init(&c->threads, sizeof(struct cthread), NULL);
 	*out = c;
 	return 0;
 }
@@ -69,8 +68,7 @@ void collector__free(struct collector *c)
 {
 	if (!c)
 		return;
-	free(c->threads);
-	u64map__clear(&c->by_tid);
+	thread_slots__clear(&c->threads);
 	free(c->objs);
 	free(c->hit);
 	free(c);
@@ -139,46 +137,32 @@ static void process_names(struct collector *c, uint32_t tgid)
 	read_proc_file(path, c->proc_cmdline, sizeof(c->proc_cmdline), true);
 }
 
-static struct cthread *find_thread(struct collector *c, uint32_t tid)
+/* The live thread's state, or NULL when (tgid, tid) has none. */
+static struct cthread *find_thread(struct collector *c, uint32_t tgid, uint32_t tid)
 {
-	uint64_t i;
+	struct fb_thread *fbt = frame_builder__find(c->fb, tgid, tid);
 
-	return u64map__get(&c->by_tid, (uint64_t)tid + 1, &i) ? &c->threads[i] : NULL;
+	return fbt ? thread_slots__peek(&c->threads, frame_builder__info(fbt)->index) : NULL;
 }
 
 static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct cthread **out)
 {
 	char path[64], tname[64];
-	struct cthread *t = find_thread(c, tid);
+	struct fb_thread *fbt;
 	int err;
 
-	if (t) {
-		*out = t;
+	if ((*out = find_thread(c, tgid, tid)))
 		return 0;
-	}
-	if (c->nthreads == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-
-		t = realloc(c->threads, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		c->threads = t;
-		c->cap = cap;
-	}
-	t = &c->threads[c->nthreads];
-	memset(t, 0, sizeof(*t));
 	process_names(c, tgid);
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
 	read_proc_file(path, tname, sizeof(tname), false);
 	err = frame_builder__thread(c->fb, tgid, tid, tname[0] ? tname : c->proc_name, c->proc_name,
-				    c->proc_cmdline, &t->fbt);
-	if (!err)
-		err = u64map__put(&c->by_tid, (uint64_t)tid + 1, c->nthreads);
+				    c->proc_cmdline, &fbt);
 	if (err)
 		return err;
-	t->tid = tid;
-	c->nthreads++;
-	*out = t;
+	if (!(*out = thread_slots__get(&c->threads, frame_builder__info(fbt))))
+		return -ENOMEM;
+	(*out)->fbt = fbt;
 	return 0;
 }
 
@@ -283,12 +267,14 @@ static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uin
  * stack may pair with the frames of a later thread that reuses the tid. */
 static int thread_exit(struct collector *c, const struct sled_event *e)
 {
-	struct cthread *t = find_thread(c, e->tid);
+	struct cthread *t = find_thread(c, e->tgid, e->tid);
+	struct fb_thread *fbt;
 
 	if (!t)
 		return 0;
-	t->npend = 0;
-	return frame_builder__end_thread(c->fb, t->fbt, e->ts);
+	fbt = t->fbt;
+	thread_slots__put(&c->threads, frame_builder__info(fbt));
+	return frame_builder__end_thread(c->fb, fbt, e->ts);
 }
 
 int collector__event(struct collector *c, const struct sled_event *e)

@@ -227,19 +227,30 @@ static int on_event(void *ctx, void *data, size_t size)
 	return r->cb_err;
 }
 
+/* Every function with its identity: the object by absolute path and
+ * build-id, the raw symbol and the XRay function address. */
 static int register_functions(struct record *r)
 {
 	struct collector_object co = { .fid_base = 0, .nfuncs = (uint32_t)r->map->nfuncs };
+	char *abs = realpath(elf_object__path(r->obj), NULL);
 	int err = collector__add_object(r->col, &co);
 
 	for (uint32_t id = 1; !err && id <= r->map->nfuncs; id++) {
 		const struct symbol_info *si = symbols__get(r->syms, id);
 		struct trace_function fn = {
-			.id = id, .name = si->name, .file = si->file, .line = si->line
+			.id = id,
+			.name = si->name,
+			.file = si->file,
+			.line = si->line,
+			.mangled = si->mangled,
+			.object = abs ? abs : elf_object__path(r->obj),
+			.build_id = elf_object__build_id(r->obj),
+			.addr = r->map->funcs[id - 1].addr,
 		};
 
 		err = frame_builder__function(r->fb, &fn);
 	}
+	free(abs);
 	return err;
 }
 

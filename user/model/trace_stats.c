@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+/* trace_stats.c: the field table behind trace_stats.h. */
+#include "model/trace_stats.h"
+
+#define F(x) { #x, offsetof(struct trace_stats, x) }
+const struct trace_stat_field trace_stat_fields[] = {
+	F(events),	 F(ringbuf_drops),     F(unmatched_exits), F(inferred_exits), F(unfinished),
+	F(depth_capped), F(max_depth_dropped), F(short_dropped),   F(ignored_sleds),
+};
+#undef F
+const size_t trace_stat_nfields = sizeof(trace_stat_fields) / sizeof(trace_stat_fields[0]);
+
+/* A field added to the struct but not to the table would silently vanish
+ * from every trace. */
+_Static_assert(sizeof(trace_stat_fields) / sizeof(trace_stat_fields[0]) ==
+		       sizeof(struct trace_stats) / sizeof(uint64_t),
+	       "every trace_stats field has a name");
+
+uint64_t *trace_stats__field(struct trace_stats *st, size_t i)
+{
+	return (uint64_t *)((char *)st + trace_stat_fields[i].offset);
+}
+
+uint64_t trace_stats__get(const struct trace_stats *st, size_t i)
+{
+	return *(const uint64_t *)((const char *)st + trace_stat_fields[i].offset);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* trace_stats.h: everything a trace counted instead of recorded, and the
+ * one table of its field names.  The names are the trace's vocabulary:
+ * the writer stores each field under its name, the reader reads it back by
+ * name, and report prints them, so all three share this table. */
+#ifndef SLEDTRACE_TRACE_STATS_H
+#define SLEDTRACE_TRACE_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Every drop has a field here, is written into the trace and read back. */
+struct trace_stats {
+	uint64_t events;	    /* events consumed from the ring buffer */
+	uint64_t ringbuf_drops;	    /* events the kernel could not queue */
+	uint64_t unmatched_exits;   /* exits with no open frame */
+	uint64_t inferred_exits;    /* frames closed by FRAME_INFERRED */
+	uint64_t unfinished;	    /* frames closed by FRAME_UNFINISHED */
+	uint64_t depth_capped;	    /* calls deeper than the writer's cap */
+	uint64_t max_depth_dropped; /* calls deeper than --max-depth */
+	uint64_t short_dropped;	    /* calls shorter than --min-duration */
+	uint64_t ignored_sleds;	    /* sled kinds sledtrace does not probe */
+};
+
+struct trace_stat_field {
+	const char *name;
+	size_t offset; /* of a uint64_t in struct trace_stats */
+};
+
+/* All fields of struct trace_stats, in declaration order. */
+extern const struct trace_stat_field trace_stat_fields[];
+extern const size_t trace_stat_nfields;
+
+/* Field i of st (i < trace_stat_nfields). */
+uint64_t *trace_stats__field(struct trace_stats *st, size_t i);
+uint64_t trace_stats__get(const struct trace_stats *st, size_t i);
+
+#endif
