@@ -3,7 +3,9 @@
  * other.  A synthetic frame stream goes through a frame_builder into the
  * writer; the file is read back into a counting sink and compared with the
  * same stream counted directly (with the writer's depth cap applied), so
- * every count, timestamp, name, stat and elided record must survive.
+ * every count, timestamp, name, identity (object, build-id, mangled name,
+ * address), stat and elided record must survive, and a reused tid must
+ * come back as a thread of its own.
  * Damaged files (truncated, byte-flipped, not a trace) must fail cleanly. */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +32,9 @@
 
 struct counts {
 	uint32_t cap; /* >0: count like the writer (deeper frames are elided) */
-	char *name[MAXF], *file[MAXF];
+	char *name[MAXF], *file[MAXF], *mangled[MAXF], *object[MAXF], *build_id[MAXF];
 	uint32_t line[MAXF];
+	uint64_t addr[MAXF];
 	uint64_t calls[MAXF], total[MAXF], begin_sum[MAXF];
 	uint64_t el_calls[MAXF], el_total[MAXF];
 	uint64_t enters, leaves, threads, max_depth;
@@ -49,6 +52,10 @@ static int c_function(void *ctx, const struct trace_function *fn)
 	c->name[fn->id] = strdup(fn->name);
 	c->file[fn->id] = fn->file ? strdup(fn->file) : NULL;
 	c->line[fn->id] = fn->line;
+	c->mangled[fn->id] = fn->mangled ? strdup(fn->mangled) : NULL;
+	c->object[fn->id] = fn->object ? strdup(fn->object) : NULL;
+	c->build_id[fn->id] = fn->build_id && *fn->build_id ? strdup(fn->build_id) : NULL;
+	c->addr[fn->id] = fn->addr;
 	return 0;
 }
 
@@ -136,6 +143,9 @@ static void counts_free(struct counts *c)
 	for (int i = 0; i < MAXF; i++) {
 		free(c->name[i]);
 		free(c->file[i]);
+		free(c->mangled[i]);
+		free(c->object[i]);
+		free(c->build_id[i]);
 	}
 }
 
@@ -157,7 +167,7 @@ static void generate(const struct frame_sink *sink)
 	struct frame_builder *fb = frame_builder__new(sink);
 	struct fb_thread *a, *b, *c;
 	struct trace_stats st = input_stats;
-	char name[64], file[64];
+	char name[64], file[64], mangled[64];
 	uint64_t ts = BASE_TS;
 
 	assert_non_null(fb);
@@ -165,6 +175,13 @@ static void generate(const struct frame_sink *sink)
 		struct trace_function fn = { .id = id, .name = name };
 
 		snprintf(name, sizeof(name), "ns::func_%u(int)", id);
+		snprintf(mangled, sizeof(mangled), "_ZN2ns7func_%uEi", id);
+		if (id % 3) { /* two objects, one without a build-id; some unknown */
+			fn.mangled = mangled;
+			fn.object = id % 3 == 1 ? "/usr/bin/app" : "/usr/lib/libx.so";
+			fn.build_id = id % 3 == 1 ? "0123456789abcdef0123456789abcdef01234567" : "";
+			fn.addr = 0x401000 + id * 0x40;
+		}
 		if (id % 2) {
 			snprintf(file, sizeof(file), "/src/file_%u.c", id % 7);
 			fn.file = file;
@@ -244,6 +261,20 @@ static void compare(const struct counts *want, const struct counts *got)
 		assert_int_equal(got->el_calls[j], want->el_calls[i]);
 		assert_int_equal(got->el_total[j], want->el_total[i]);
 		assert_int_equal(got->line[j], want->line[i]);
+		assert_int_equal(got->addr[j], want->addr[i]);
+		for (int k = 0; k < 3; k++) {
+			const char *w = k == 0	 ? want->mangled[i]
+					: k == 1 ? want->object[i]
+						 : want->build_id[i];
+			const char *g = k == 0	 ? got->mangled[j]
+					: k == 1 ? got->object[j]
+						 : got->build_id[j];
+
+			if (w)
+				assert_string_equal(g, w);
+			else
+				assert_null(g);
+		}
 		if (want->file[i])
 			assert_string_equal(got->file[j], want->file[i]);
 		else
@@ -414,6 +445,54 @@ static void test_damaged(void **state)
 	unlink(bad);
 }
 
+/* A thread ends inside a call and a new thread gets its tid: the trace
+ * has two tracks, the reader gives back two threads, each with its own
+ * name and calls, and the first one's open call ends when it did. */
+static void test_reused_tid(void **state)
+{
+	char path[] = "/tmp/sledtrace-tid-XXXXXX";
+	struct counts *got = calloc(1, sizeof(*got));
+	struct trace_function f1 = { .id = 1, .name = "f1" }, f2 = { .id = 2, .name = "f2" };
+	struct perfetto_writer *w;
+	struct frame_builder *fb;
+	struct frame_sink sink;
+	struct fb_thread *a, *b;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0 && got);
+	assert_int_equal(perfetto_writer__new(fd, NULL, &w), 0);
+	sink = perfetto_writer__sink(w);
+	assert_non_null(fb = frame_builder__new(&sink));
+	assert_int_equal(frame_builder__function(fb, &f1), 0);
+	assert_int_equal(frame_builder__function(fb, &f2), 0);
+	assert_int_equal(frame_builder__thread(fb, 100, 101, "first", "app", NULL, &a), 0);
+	assert_int_equal(frame_builder__enter(fb, a, 1, BASE_TS, 0), 0);
+	assert_int_equal(frame_builder__end_thread(fb, a, BASE_TS + 50), 0);
+	assert_int_equal(frame_builder__thread(fb, 100, 101, "second", "app", NULL, &b), 0);
+	assert_ptr_not_equal(a, b);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(frame_builder__enter(fb, b, 2, BASE_TS + 100 + i * 10, 0), 0);
+		assert_int_equal(
+			frame_builder__leave(fb, b, BASE_TS + 105 + i * 10, FRAME_RETURNED), 0);
+	}
+	assert_int_equal(frame_builder__finish(fb, NULL), 0);
+	frame_builder__free(fb);
+	perfetto_writer__free(w);
+	close(fd);
+	read_into(path, got);
+	assert_int_equal(got->threads, 2);
+	assert_string_equal(got->thread_names, "100/101:first/app/-;100/101:second/app/-;");
+	assert_int_equal(got->calls[id_by_name(got, "f1")], 1);
+	assert_int_equal(got->total[id_by_name(got, "f1")], 50);
+	assert_int_equal(got->calls[id_by_name(got, "f2")], 2);
+	assert_int_equal(got->total[id_by_name(got, "f2")], 10);
+	assert_int_equal(got->max_depth, 1);
+	counts_free(got);
+	free(got);
+	unlink(path);
+}
+
 static void test_write_error(void **state)
 {
 	struct perfetto_writer *w = NULL;
@@ -473,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_small_chunks),
 		cmocka_unit_test(test_roundtrip_plain),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_reused_tid),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_speed),
 	};

@@ -15,7 +15,7 @@
 struct thread_slots {
 	void **slot; /* by thread index */
 	size_t n;
-	size_t size;		   /* of one slot */
+	size_t size;		     /* of one slot */
 	void (*release)(void *slot); /* frees what a slot points to; may be NULL */
 };
 

@@ -2,7 +2,10 @@
 /* trace_stats.c: the field table behind trace_stats.h. */
 #include "model/trace_stats.h"
 
-#define F(x) { #x, offsetof(struct trace_stats, x) }
+#define F(x)                                        \
+	{                                           \
+#x, offsetof(struct trace_stats, x) \
+	}
 const struct trace_stat_field trace_stat_fields[] = {
 	F(events),	 F(ringbuf_drops),     F(unmatched_exits), F(inferred_exits), F(unfinished),
 	F(depth_capped), F(max_depth_dropped), F(short_dropped),   F(ignored_sleds),
