@@ -25,8 +25,7 @@ struct sink_log {
 	struct trace_stats st;
 };
 
-static void log_add(struct sink_log *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void log_add(struct sink_log *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void log_add(struct sink_log *l, const char *fmt, ...)
 {
 	va_list ap;
@@ -83,7 +82,8 @@ static int log_stats(void *ctx, const struct trace_stats *st)
 	log_add(l, "S");
 	for (size_t i = 0; i < trace_stat_nfields; i++)
 		if (trace_stats__get(st, i))
-			log_add(l, " %s=%" PRIu64, trace_stat_fields[i].name, trace_stats__get(st, i));
+			log_add(l, " %s=%" PRIu64, trace_stat_fields[i].name,
+				trace_stats__get(st, i));
 	log_add(l, "\n");
 	return 0;
 }

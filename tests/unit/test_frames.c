@@ -34,14 +34,15 @@ static void test_enter_leave_order(void **state)
 	assert_null(frame_builder__top(t));
 	assert_int_equal(frame_builder__finish(fb, &st), 0);
 	assert_int_equal(frame_builder__finish(fb, &st), -EALREADY);
-	assert_string_equal(log.buf, "T 0 10/11 p0 main\n"
-				     "> 0 1 1 @100\n"
-				     "> 0 2 2 @110\n"
-				     "< 0 2 2 @110-120 ret\n"
-				     "< 0 1 1 @100-130 tail\n"
-				     "E 0\n"
-				     "S events=9\n"
-				     "F\n");
+	assert_string_equal(log.buf,
+			    "T 0 10/11 p0 main\n"
+			    "> 0 1 1 @100\n"
+			    "> 0 2 2 @110\n"
+			    "< 0 2 2 @110-120 ret\n"
+			    "< 0 1 1 @100-130 tail\n"
+			    "E 0\n"
+			    "S events=9\n"
+			    "F\n");
 	frame_builder__free(fb);
 }
 
@@ -78,18 +79,19 @@ static void test_thread_keys(void **state)
 	assert_int_equal(frame_builder__thread(fb, 20, 13, "d", "reborn", NULL, &x), 0);
 	assert_int_equal(frame_builder__nthreads(fb), 5);
 	assert_int_equal(frame_builder__finish(fb, NULL), 0);
-	assert_string_equal(log.buf, "T 0 10/11 p0 a\n"
-				     "T 1 20/11 p1 b\n"
-				     "T 2 10/12 p0 c\n"
-				     "E 0\n"
-				     "T 3 10/11 p0 a2\n"
-				     "E 1\n"
-				     "T 4 20/13 p2 d\n"
-				     "E 2\n"
-				     "E 3\n"
-				     "E 4\n"
-				     "S\n"
-				     "F\n");
+	assert_string_equal(log.buf,
+			    "T 0 10/11 p0 a\n"
+			    "T 1 20/11 p1 b\n"
+			    "T 2 10/12 p0 c\n"
+			    "E 0\n"
+			    "T 3 10/11 p0 a2\n"
+			    "E 1\n"
+			    "T 4 20/13 p2 d\n"
+			    "E 2\n"
+			    "E 3\n"
+			    "E 4\n"
+			    "S\n"
+			    "F\n");
 	frame_builder__free(fb);
 }
 
@@ -115,18 +117,19 @@ static void test_end_thread_reused_tid(void **state)
 	assert_int_equal(frame_builder__enter(fb, u, 3, 200, 0), 0);
 	assert_int_equal(frame_builder__leave(fb, u, 210, FRAME_RETURNED), 0);
 	assert_int_equal(frame_builder__finish(fb, &st), 0);
-	assert_string_equal(log.buf, "T 0 10/11 p0 old\n"
-				     "> 0 1 1 @100\n"
-				     "> 0 2 2 @110\n"
-				     "< 0 2 2 @110-150 unfinished\n"
-				     "< 0 1 1 @100-150 unfinished\n"
-				     "E 0\n"
-				     "T 1 10/11 p1 new\n"
-				     "> 1 1 3 @200\n"
-				     "< 1 1 3 @200-210 ret\n"
-				     "E 1\n"
-				     "S unfinished=2\n"
-				     "F\n");
+	assert_string_equal(log.buf,
+			    "T 0 10/11 p0 old\n"
+			    "> 0 1 1 @100\n"
+			    "> 0 2 2 @110\n"
+			    "< 0 2 2 @110-150 unfinished\n"
+			    "< 0 1 1 @100-150 unfinished\n"
+			    "E 0\n"
+			    "T 1 10/11 p1 new\n"
+			    "> 1 1 3 @200\n"
+			    "< 1 1 3 @200-210 ret\n"
+			    "E 1\n"
+			    "S unfinished=2\n"
+			    "F\n");
 	assert_int_equal(st.unfinished, 2);
 	frame_builder__free(fb);
 }
@@ -152,22 +155,23 @@ static void test_finish_and_counting(void **state)
 	assert_int_equal(frame_builder__enter(fb, b, 4, 15, 0), 0);
 	assert_int_equal(frame_builder__elided(fb, b, 4, 7, 700), 0);
 	assert_int_equal(frame_builder__finish(fb, &st), 0);
-	assert_string_equal(log.buf, "T 0 1/1 p0 a\n"
-				     "T 1 1/2 p0 b\n"
-				     "> 0 1 1 @10\n"
-				     "> 0 2 2 @20\n"
-				     "< 0 2 2 @20-30 inferred\n"
-				     "> 0 2 3 @40\n"
-				     "> 1 1 4 @15\n"
-				     "X 1 4 7 700\n"
-				     "< 0 2 3 @40-40 unfinished\n"
-				     "< 0 1 1 @10-40 unfinished\n"
-				     "E 0\n"
-				     "< 1 1 4 @15-15 unfinished\n"
-				     "E 1\n"
-				     "S events=40 ringbuf_drops=3 unmatched_exits=6 inferred_exits=1"
-				     " unfinished=3\n"
-				     "F\n");
+	assert_string_equal(log.buf,
+			    "T 0 1/1 p0 a\n"
+			    "T 1 1/2 p0 b\n"
+			    "> 0 1 1 @10\n"
+			    "> 0 2 2 @20\n"
+			    "< 0 2 2 @20-30 inferred\n"
+			    "> 0 2 3 @40\n"
+			    "> 1 1 4 @15\n"
+			    "X 1 4 7 700\n"
+			    "< 0 2 3 @40-40 unfinished\n"
+			    "< 0 1 1 @10-40 unfinished\n"
+			    "E 0\n"
+			    "< 1 1 4 @15-15 unfinished\n"
+			    "E 1\n"
+			    "S events=40 ringbuf_drops=3 unmatched_exits=6 inferred_exits=1"
+			    " unfinished=3\n"
+			    "F\n");
 	frame_builder__free(fb);
 }
 
@@ -189,14 +193,15 @@ static void test_add_thread_shadows(void **state)
 	assert_int_equal(frame_builder__end_thread(fb, a, 20), 0);
 	assert_ptr_equal(frame_builder__find(fb, 1, 7), b);
 	assert_int_equal(frame_builder__finish(fb, NULL), 0);
-	assert_string_equal(log.buf, "T 0 1/7 p0 a\n"
-				     "T 1 1/7 p0 b\n"
-				     "> 0 1 1 @10\n"
-				     "< 0 1 1 @10-20 unfinished\n"
-				     "E 0\n"
-				     "E 1\n"
-				     "S unfinished=1\n"
-				     "F\n");
+	assert_string_equal(log.buf,
+			    "T 0 1/7 p0 a\n"
+			    "T 1 1/7 p0 b\n"
+			    "> 0 1 1 @10\n"
+			    "< 0 1 1 @10-20 unfinished\n"
+			    "E 0\n"
+			    "E 1\n"
+			    "S unfinished=1\n"
+			    "F\n");
 	frame_builder__free(fb);
 }
 
