@@ -67,16 +67,17 @@ static void check(bool reuse_tid)
 	sink = calltree__sink(ct);
 	play_stream(&sink, reuse_tid);
 	text = render(ct);
-	assert_string_equal(text, "[deeper than the trace's depth cap] 0 0 0\n"
-				  "[deeper than the trace's depth cap];g 5 500 0\n"
-				  "f 1 30 10\n"
-				  "f;g 1 20 20\n"
-				  "main 1 260 160\n"
-				  "main;f 2 50 40\n"
-				  "main;f;g 1 10 10\n"
-				  "main;r 1 50 20\n"
-				  "main;r;r 1 30 20\n"
-				  "main;r;r;r 1 10 10\n");
+	assert_string_equal(text,
+			    "[deeper than the trace's depth cap] 0 0 0\n"
+			    "[deeper than the trace's depth cap];g 5 500 0\n"
+			    "f 1 30 10\n"
+			    "f;g 1 20 20\n"
+			    "main 1 260 160\n"
+			    "main;f 2 50 40\n"
+			    "main;f;g 1 10 10\n"
+			    "main;r 1 50 20\n"
+			    "main;r;r 1 30 20\n"
+			    "main;r;r;r 1 10 10\n");
 	assert_int_equal(calltree__stats(ct)->events, 42);
 	free(text);
 	calltree__free(ct);

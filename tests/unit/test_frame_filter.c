@@ -69,18 +69,19 @@ static void test_max_depth(void **state)
 		leave(&r, t, b + 7);
 	}
 	rig_close(&r, &st);
-	assert_string_equal(r.log.buf, "T 0 1/1 p0 t\n"
-				       "> 0 1 1 @0\n"
-				       "> 0 2 2 @1\n"
-				       "< 0 2 2 @1-6 ret\n"
-				       "< 0 1 1 @0-7 ret\n"
-				       "> 0 1 1 @100\n"
-				       "> 0 2 2 @101\n"
-				       "< 0 2 2 @101-106 ret\n"
-				       "< 0 1 1 @100-107 ret\n"
-				       "E 0\n"
-				       "S max_depth_dropped=5\n"
-				       "F\n");
+	assert_string_equal(r.log.buf,
+			    "T 0 1/1 p0 t\n"
+			    "> 0 1 1 @0\n"
+			    "> 0 2 2 @1\n"
+			    "< 0 2 2 @1-6 ret\n"
+			    "< 0 1 1 @0-7 ret\n"
+			    "> 0 1 1 @100\n"
+			    "> 0 2 2 @101\n"
+			    "< 0 2 2 @101-106 ret\n"
+			    "< 0 1 1 @100-107 ret\n"
+			    "E 0\n"
+			    "S max_depth_dropped=5\n"
+			    "F\n");
 }
 
 /* min 10 ns: b (4 ns) is dropped, c (24 ns) passes - and with it a, which
@@ -104,14 +105,15 @@ static void test_min_duration(void **state)
 	enter(&r, t, 4, 50);
 	assert_int_equal(frame_builder__end_thread(r.fb, t, 55), 0);
 	rig_close(&r, &st);
-	assert_string_equal(r.log.buf, "T 0 1/1 p0 t\n"
-				       "> 0 1 1 @0\n"
-				       "> 0 2 3 @6\n"
-				       "< 0 2 3 @6-30 ret\n"
-				       "< 0 1 1 @0-40 ret\n"
-				       "E 0\n"
-				       "S unfinished=1 short_dropped=2\n"
-				       "F\n");
+	assert_string_equal(r.log.buf,
+			    "T 0 1/1 p0 t\n"
+			    "> 0 1 1 @0\n"
+			    "> 0 2 3 @6\n"
+			    "< 0 2 3 @6-30 ret\n"
+			    "< 0 1 1 @0-40 ret\n"
+			    "E 0\n"
+			    "S unfinished=1 short_dropped=2\n"
+			    "F\n");
 	assert_int_equal(r.log.st.short_dropped, 2); /* what the sink below gets */
 }
 
@@ -138,18 +140,19 @@ static void test_threads_and_both_limits(void **state)
 	enter(&r, a2, 4, 30);
 	leave(&r, a2, 45);
 	rig_close(&r, &st);
-	assert_string_equal(r.log.buf, "T 0 1/1 p0 a\n"
-				       "T 1 1/2 p0 b\n"
-				       "> 0 1 1 @0\n"
-				       "< 0 1 1 @0-20 ret\n"
-				       "E 0\n"
-				       "T 2 1/1 p0 a2\n"
-				       "> 2 1 4 @30\n"
-				       "< 2 1 4 @30-45 ret\n"
-				       "E 1\n"
-				       "E 2\n"
-				       "S max_depth_dropped=1 short_dropped=1\n"
-				       "F\n");
+	assert_string_equal(r.log.buf,
+			    "T 0 1/1 p0 a\n"
+			    "T 1 1/2 p0 b\n"
+			    "> 0 1 1 @0\n"
+			    "< 0 1 1 @0-20 ret\n"
+			    "E 0\n"
+			    "T 2 1/1 p0 a2\n"
+			    "> 2 1 4 @30\n"
+			    "< 2 1 4 @30-45 ret\n"
+			    "E 1\n"
+			    "E 2\n"
+			    "S max_depth_dropped=1 short_dropped=1\n"
+			    "F\n");
 }
 
 int main(void)

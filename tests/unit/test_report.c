@@ -40,11 +40,12 @@ static void test_per_function(void **state)
 	char *text = run(&o, false);
 
 	(void)state;
-	assert_string_equal(text, "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
-				  "*\tg\t7\t30\t30\n"
-				  "*\tf\t3\t80\t50\n"
-				  "*\tr\t3\t50\t50\n"
-				  "*\tmain\t1\t260\t160\n");
+	assert_string_equal(text,
+			    "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
+			    "*\tg\t7\t30\t30\n"
+			    "*\tf\t3\t80\t50\n"
+			    "*\tr\t3\t50\t50\n"
+			    "*\tmain\t1\t260\t160\n");
 	free(text);
 }
 
@@ -54,11 +55,12 @@ static void test_sort_total(void **state)
 	char *text = run(&o, true);
 
 	(void)state;
-	assert_string_equal(text, "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
-				  "*\tmain\t1\t260\t160\n"
-				  "*\tf\t3\t80\t50\n"
-				  "*\tr\t3\t50\t50\n"
-				  "*\tg\t7\t30\t30\n");
+	assert_string_equal(text,
+			    "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
+			    "*\tmain\t1\t260\t160\n"
+			    "*\tf\t3\t80\t50\n"
+			    "*\tr\t3\t50\t50\n"
+			    "*\tg\t7\t30\t30\n");
 	free(text);
 }
 
@@ -69,13 +71,14 @@ static void test_by_thread_reused_tid(void **state)
 	char *text = run(&o, true);
 
 	(void)state;
-	assert_string_equal(text, "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
-				  "5\tg\t6\t20\t20\n"
-				  "5\tr\t3\t50\t50\n"
-				  "5\tf\t2\t50\t40\n"
-				  "5\tf\t1\t30\t10\n"
-				  "5\tg\t1\t10\t10\n"
-				  "5\tmain\t1\t260\t160\n");
+	assert_string_equal(text,
+			    "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
+			    "5\tg\t6\t20\t20\n"
+			    "5\tr\t3\t50\t50\n"
+			    "5\tf\t2\t50\t40\n"
+			    "5\tf\t1\t30\t10\n"
+			    "5\tg\t1\t10\t10\n"
+			    "5\tmain\t1\t260\t160\n");
 	free(text);
 }
 
@@ -85,13 +88,14 @@ static void test_by_thread(void **state)
 	char *text = run(&o, false);
 
 	(void)state;
-	assert_string_equal(text, "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
-				  "6\tg\t6\t20\t20\n"
-				  "5\tr\t3\t50\t50\n"
-				  "5\tf\t2\t50\t40\n"
-				  "6\tf\t1\t30\t10\n"
-				  "5\tg\t1\t10\t10\n"
-				  "5\tmain\t1\t260\t160\n");
+	assert_string_equal(text,
+			    "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
+			    "6\tg\t6\t20\t20\n"
+			    "5\tr\t3\t50\t50\n"
+			    "5\tf\t2\t50\t40\n"
+			    "6\tf\t1\t30\t10\n"
+			    "5\tg\t1\t10\t10\n"
+			    "5\tmain\t1\t260\t160\n");
 	free(text);
 }
 
@@ -101,21 +105,21 @@ static void test_table_stats(void **state)
 	char *text = run(&o, false);
 
 	(void)state;
-	assert_non_null(strstr(text, "       CALLS          TOTAL           SELF  FUNCTION\n"
-				     "           7           30ns           30ns  g\n"));
-	assert_non_null(strstr(text, "\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
-				     "inferred_exits=0 unfinished=0 depth_capped=0 "
-				     "max_depth_dropped=0 short_dropped=0 ignored_sleds=0\n"));
+	assert_non_null(strstr(text,
+			       "       CALLS          TOTAL           SELF  FUNCTION\n"
+			       "           7           30ns           30ns  g\n"));
+	assert_non_null(strstr(text,
+			       "\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
+			       "inferred_exits=0 unfinished=0 depth_capped=0 "
+			       "max_depth_dropped=0 short_dropped=0 ignored_sleds=0\n"));
 	free(text);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_per_function),
-		cmocka_unit_test(test_sort_total),
-		cmocka_unit_test(test_by_thread_reused_tid),
-		cmocka_unit_test(test_by_thread),
+		cmocka_unit_test(test_per_function),	     cmocka_unit_test(test_sort_total),
+		cmocka_unit_test(test_by_thread_reused_tid), cmocka_unit_test(test_by_thread),
 		cmocka_unit_test(test_table_stats),
 	};
 
