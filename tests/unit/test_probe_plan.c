@@ -71,8 +71,8 @@ static void test_exception_auto(void **state)
 		const char *name = name_of(&o, f);
 		enum exit_mode want = is_leaf_name(name) ? EXIT_URETPROBE : EXIT_SLED;
 
-		if (!strcmp(name, "handled") || !strcmp(name, "after") || !strcmp(name, "thrower") ||
-		    !strcmp(name, "catcher") || !strcmp(name, "main"))
+		if (!strcmp(name, "handled") || !strcmp(name, "after") ||
+		    !strcmp(name, "thrower") || !strcmp(name, "catcher") || !strcmp(name, "main"))
 			seen++;
 		else
 			continue;
@@ -81,8 +81,9 @@ static void test_exception_auto(void **state)
 		/* only auto promotes leaves */
 		assert_int_equal(probe_plan__function_exits(o.elf, o.map, f, EXIT_SLED, EXIT_SLED),
 				 EXIT_SLED);
-		assert_int_equal(probe_plan__function_exits(o.elf, o.map, f, EXIT_INFER, EXIT_INFER),
-				 EXIT_INFER);
+		assert_int_equal(
+			probe_plan__function_exits(o.elf, o.map, f, EXIT_INFER, EXIT_INFER),
+			EXIT_INFER);
 	}
 	assert_int_equal(seen, 5);
 	for (enum exit_mode m = EXIT_SLED; m <= EXIT_INFER; m++)
@@ -123,8 +124,10 @@ static void expect_plan(const struct obj *o, enum exit_mode mode, const bool *se
 			continue;
 		want->functions++;
 		want->ret_functions += ret;
-		want->sleds += f->nentry + f->ntail + (want->exits == EXIT_SLED && !ret ? f->nexit : 0);
-		want->probes += f->nentry + f->ntail + (want->exits == EXIT_SLED && !ret ? f->nexit : 0) +
+		want->sleds += f->nentry + f->ntail +
+			       (want->exits == EXIT_SLED && !ret ? f->nexit : 0);
+		want->probes += f->nentry + f->ntail +
+				(want->exits == EXIT_SLED && !ret ? f->nexit : 0) +
 				(ret ? f->nentry : 0);
 	}
 }
@@ -132,10 +135,10 @@ static void expect_plan(const struct obj *o, enum exit_mode mode, const bool *se
 static void check_queue(const char *path, enum exit_mode mode, const char *only)
 {
 	static char progs_storage[4];
-	struct probe_programs progs = {
-		(struct bpf_program *)&progs_storage[0], (struct bpf_program *)&progs_storage[1],
-		(struct bpf_program *)&progs_storage[2], (struct bpf_program *)&progs_storage[3]
-	};
+	struct probe_programs progs = { (struct bpf_program *)&progs_storage[0],
+					(struct bpf_program *)&progs_storage[1],
+					(struct bpf_program *)&progs_storage[2],
+					(struct bpf_program *)&progs_storage[3] };
 	struct attach_opts ao = { .mode = ATTACH_PERF, .pid = -1 };
 	struct object_plan got, want;
 	struct attacher *a;
