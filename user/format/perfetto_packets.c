@@ -70,9 +70,9 @@ int pw_describe_process(struct perfetto_writer *w, const struct trace_thread *th
 	uint64_t seen;
 	int err;
 
-	if (u64map__get(&w->pids, (uint64_t)th->process_index + 1, &seen))
+	if (u64map__get(&w->procs, (uint64_t)th->process_index + 1, &seen))
 		return 0;
-	if ((err = u64map__put(&w->pids, (uint64_t)th->process_index + 1, 1)))
+	if ((err = u64map__put(&w->procs, (uint64_t)th->process_index + 1, 1)))
 		return w->err = err;
 	td.has_uuid = 1;
 	td.uuid = PERFETTO_PROCESS_UUID(th->process_index);

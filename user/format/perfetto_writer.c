@@ -597,7 +597,7 @@ void perfetto_writer__free(struct perfetto_writer *w)
 	free(w->funcs);
 	free(w->elided);
 	free(w->zbuf);
-	u64map__clear(&w->pids);
+	u64map__clear(&w->procs);
 	u64map__clear(&w->elided_idx);
 	free(w);
 }

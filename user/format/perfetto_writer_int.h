@@ -63,7 +63,8 @@ struct perfetto_writer {
 	uint32_t seq_ids;     /* sequences started so far */
 	struct pw_object *objs;
 	size_t nobjs;
-	struct u64map pids, elided_idx;
+	struct u64map procs;	  /* process index + 1 -> 1 once described */
+	struct u64map elided_idx; /* thread index << 32 | fid -> index into elided */
 	struct pw_elided *elided;
 	size_t nelided;
 	size_t buffered; /* sum of pending lengths */
