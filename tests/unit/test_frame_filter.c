@@ -118,7 +118,8 @@ static void test_min_duration(void **state)
 }
 
 /* Two threads interleaved keep separate pending state; a reused tid
- * starts with nothing pending; both limits at once count separately. */
+ * (here the main thread's: a new process) starts with nothing pending;
+ * both limits at once count separately. */
 static void test_threads_and_both_limits(void **state)
 {
 	struct rig r;
@@ -146,7 +147,7 @@ static void test_threads_and_both_limits(void **state)
 			    "> 0 1 1 @0\n"
 			    "< 0 1 1 @0-20 ret\n"
 			    "E 0\n"
-			    "T 2 1/1 p0 a2\n"
+			    "T 2 1/1 p1 a2\n"
 			    "> 2 1 4 @30\n"
 			    "< 2 1 4 @30-45 ret\n"
 			    "E 1\n"

@@ -47,8 +47,8 @@ static void test_enter_leave_order(void **state)
 }
 
 /* Same tid in two processes: two threads.  Same (pid, tid) again after the
- * thread ended: a third, with its own name; its process is the same one as
- * long as another thread of it lives. */
+ * thread ended: a third, with its own name, in the same process.  A process
+ * ends with its main thread (tid == pid), not with the others. */
 static void test_thread_keys(void **state)
 {
 	struct sink_log log;
@@ -74,10 +74,14 @@ static void test_thread_keys(void **state)
 	assert_string_equal(frame_builder__info(a2)->name, "a2");
 	assert_string_equal(frame_builder__info(c)->cmdline, "app -x");
 	assert_null(frame_builder__info(a)->cmdline);
-	/* every thread of process 20 ends: pid 20 is a new process after */
+	/* a thread of process 20 ends: the process goes on */
 	assert_int_equal(frame_builder__end_thread(fb, b, 60), 0);
-	assert_int_equal(frame_builder__thread(fb, 20, 13, "d", "reborn", NULL, &x), 0);
-	assert_int_equal(frame_builder__nthreads(fb), 5);
+	assert_int_equal(frame_builder__thread(fb, 20, 13, "d", "other", NULL, &x), 0);
+	/* its main thread ends: pid 20 is a new process after */
+	assert_int_equal(frame_builder__thread(fb, 20, 20, "e", "other", NULL, &x), 0);
+	assert_int_equal(frame_builder__end_thread(fb, x, 70), 0);
+	assert_int_equal(frame_builder__thread(fb, 20, 14, "f", "reborn", NULL, &x), 0);
+	assert_int_equal(frame_builder__nthreads(fb), 7);
 	assert_int_equal(frame_builder__finish(fb, NULL), 0);
 	assert_string_equal(log.buf,
 			    "T 0 10/11 p0 a\n"
@@ -86,18 +90,21 @@ static void test_thread_keys(void **state)
 			    "E 0\n"
 			    "T 3 10/11 p0 a2\n"
 			    "E 1\n"
-			    "T 4 20/13 p2 d\n"
+			    "T 4 20/13 p1 d\n"
+			    "T 5 20/20 p1 e\n"
+			    "E 5\n"
+			    "T 6 20/14 p2 f\n"
 			    "E 2\n"
 			    "E 3\n"
 			    "E 4\n"
+			    "E 6\n"
 			    "S\n"
 			    "F\n");
 	frame_builder__free(fb);
 }
 
 /* A thread that ends inside calls: they end with it, as unfinished, at
- * the exit's time; the new thread on that tid starts from an empty stack
- * (and, the old one having been its process's last, in a new process). */
+ * the exit's time; the new thread on that tid starts from an empty stack. */
 static void test_end_thread_reused_tid(void **state)
 {
 	struct sink_log log;
@@ -124,7 +131,7 @@ static void test_end_thread_reused_tid(void **state)
 			    "< 0 2 2 @110-150 unfinished\n"
 			    "< 0 1 1 @100-150 unfinished\n"
 			    "E 0\n"
-			    "T 1 10/11 p1 new\n"
+			    "T 1 10/11 p0 new\n"
 			    "> 1 1 3 @200\n"
 			    "< 1 1 3 @200-210 ret\n"
 			    "E 1\n"

@@ -13,8 +13,9 @@
  * Live threads are found by (pid, tid); the table maps that pair to its
  * live slot (index + 1) and to 0 once the thread ended, so a reused tid
  * never finds the slot of the thread that had it before.  Processes are
- * tracked the same way: a pid whose threads all ended is a new process
- * when it shows up again. */
+ * tracked the same way, and end with their main thread (tid == pid): the
+ * only exit every producer sees, as threads of a process may never show
+ * up in a trace (not traced, or no traced call). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,6 @@ struct frame_builder {
 	uint32_t nthreads, cap;
 	struct u64map live;	 /* (pid << 32 | tid) -> index + 1, 0 once ended */
 	struct u64map live_proc; /* pid + 1 -> process index + 1, 0 once ended */
-	uint32_t *proc_threads;	 /* by process index: threads not yet ended */
 	uint32_t nprocs;
 	struct fb_thread *cached; /* consecutive events usually share a thread */
 	uint64_t unmatched, inferred, unfinished;
@@ -76,7 +76,6 @@ void frame_builder__free(struct frame_builder *fb)
 	for (uint32_t i = 0; i < fb->nthreads; i++)
 		thread_free(fb->threads[i]);
 	free(fb->threads);
-	free(fb->proc_threads);
 	u64map__clear(&fb->live);
 	u64map__clear(&fb->live_proc);
 	free(fb);
@@ -140,24 +139,18 @@ static struct fb_thread *thread_new(uint32_t pid, uint32_t tid, const char *name
 	return t;
 }
 
-/* The live process pid, or a new one; counts t as one of its threads. */
+/* The live process pid, or a new one. */
 static int join_process(struct frame_builder *fb, struct fb_thread *t)
 {
 	uint64_t key = (uint64_t)t->th.pid + 1, idx = 0;
-	uint32_t *v;
 	int err;
 
 	if (!u64map__get(&fb->live_proc, key, &idx) || !idx) {
-		if (!(v = realloc(fb->proc_threads, (fb->nprocs + 1) * sizeof(*v))))
-			return -ENOMEM;
-		fb->proc_threads = v;
-		v[fb->nprocs] = 0;
 		idx = ++fb->nprocs;
 		if ((err = u64map__put(&fb->live_proc, key, idx)))
 			return err;
 	}
 	t->th.process_index = (uint32_t)idx - 1;
-	fb->proc_threads[idx - 1]++;
 	return 0;
 }
 
@@ -286,8 +279,7 @@ static void retire(struct frame_builder *fb, struct fb_thread *t)
 	t->ended = true;
 	if (idx && *idx == (uint64_t)t->th.index + 1)
 		*idx = 0;
-	if (!--fb->proc_threads[t->th.process_index] && proc &&
-	    *proc == (uint64_t)t->th.process_index + 1)
+	if (t->th.tid == t->th.pid && proc && *proc == (uint64_t)t->th.process_index + 1)
 		*proc = 0;
 	if (fb->cached == t)
 		fb->cached = NULL;

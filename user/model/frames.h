@@ -16,7 +16,9 @@
  * Threads: the builder owns the one per-thread record of a trace.  A
  * thread is one lifetime of a (pid, tid) pair: when it ends
  * (frame_builder__end_thread) its slot is retired, and the next thread
- * with that tid gets a new slot with its own index, names and track.
+ * with that tid gets a new slot with its own index, names and track.  A
+ * process ends with its main thread (tid == pid); a later thread of that
+ * pid belongs to a new process (a new process_index).
  * trace_thread.index is dense (0, 1, 2... in order of first sight), so a
  * sink keeps its per-thread state in an array indexed by it
  * (model/thread_slots.h) instead of a table of its own keyed by tid. */
