@@ -15,7 +15,7 @@
 
 /* A sink that remembers every leave: function, depth, how, end. */
 struct leave_rec {
-	uint32_t tid, fid, depth, parent;
+	uint32_t tid, fid, depth, parent, index;
 	uint64_t end;
 	enum frame_end how;
 };
@@ -51,9 +51,9 @@ static int s_leave(void *ctx, const struct trace_thread *th, const struct frame 
 {
 	(void)ctx;
 	assert_true(nleaves < sizeof(leaves) / sizeof(leaves[0]));
-	leaves[nleaves++] = (struct leave_rec){ th->tid, st[d - 1].fid,
-						d,	 d > 1 ? st[d - 2].fid : 0,
-						end,	 how };
+	leaves[nleaves++] = (struct leave_rec){
+		th->tid, st[d - 1].fid, d, d > 1 ? st[d - 2].fid : 0, th->index, end, how
+	};
 	return 0;
 }
 
@@ -101,13 +101,19 @@ static void rig_close(struct rig *r)
 	frame_builder__free(r->fb);
 }
 
-static void ev(struct rig *r, uint32_t tid, unsigned kind, uint32_t fn, uint64_t sp, uint64_t ts)
+static void ev_in(struct rig *r, uint32_t tgid, uint32_t tid, unsigned kind, uint32_t fn,
+		  uint64_t sp, uint64_t ts)
 {
 	struct sled_event e = {
-		.ts = ts, .tgid = 100, .tid = tid, .cookie = SLED_COOKIE(kind, 0, fn), .sp = sp
+		.ts = ts, .tgid = tgid, .tid = tid, .cookie = SLED_COOKIE(kind, 0, fn), .sp = sp
 	};
 
 	assert_int_equal(collector__event(r->c, &e), 0);
+}
+
+static void ev(struct rig *r, uint32_t tid, unsigned kind, uint32_t fn, uint64_t sp, uint64_t ts)
+{
+	ev_in(r, 100, tid, kind, fn, sp, ts);
 }
 
 /* A thread dies inside f -> g; a new thread gets its tid and calls h with
@@ -132,9 +138,36 @@ static void test_reused_tid(void **state)
 	assert_int_equal(leaves[1].end, 30);
 	assert_int_equal(leaves[2].fid, 3);
 	assert_int_equal(leaves[2].depth, 1); /* a root, not g's child */
+	assert_int_equal(leaves[0].index, 0);
+	assert_int_equal(leaves[2].index, 1); /* a thread of its own */
 	assert_int_equal(leaves[2].how, FRAME_RETURNED);
 	assert_int_equal(r.final.unfinished, 2);
 	assert_int_equal(r.final.unmatched_exits, 0);
+}
+
+/* One tid in two processes (as multi-process tracing sees them in two pid
+ * namespaces): two threads, whose frames never pair with each other. */
+static void test_same_tid_two_processes(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_open(&r);
+	ev_in(&r, 100, 7, SLED_KIND_ENTRY, 1, 0x7000, 10);
+	ev_in(&r, 200, 7, SLED_KIND_ENTRY, 2, 0x6000, 20);
+	ev_in(&r, 100, 7, SLED_KIND_EXIT, 1, 0x7000, 30);
+	ev_in(&r, 200, 7, SLED_KIND_EXIT, 2, 0x6000, 40);
+	rig_close(&r);
+	assert_int_equal(nleaves, 2);
+	assert_int_equal(leaves[0].fid, 1);
+	assert_int_equal(leaves[0].index, 0);
+	assert_int_equal(leaves[0].depth, 1);
+	assert_int_equal(leaves[0].how, FRAME_RETURNED);
+	assert_int_equal(leaves[1].fid, 2);
+	assert_int_equal(leaves[1].index, 1);
+	assert_int_equal(leaves[1].depth, 1);
+	assert_int_equal(leaves[1].how, FRAME_RETURNED);
+	assert_int_equal(r.final.inferred_exits + r.final.unmatched_exits, 0);
 }
 
 /* g's exit is lost (longjmp); f's exit proves g is gone. */
@@ -205,6 +238,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reused_tid),
+		cmocka_unit_test(test_same_tid_two_processes),
 		cmocka_unit_test(test_lost_exit),
 		cmocka_unit_test(test_uretprobe_tail_chain),
 		cmocka_unit_test(test_unmatched_exit),

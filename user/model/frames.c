@@ -36,7 +36,7 @@ struct frame_builder {
 	struct frame_sink sink;
 	struct fb_thread **threads; /* by index */
 	uint32_t nthreads, cap;
-	struct u64map live;	 /* (pid << 32 | tid) -> index + 1, 0 once ended */
+	struct u64map live;	 /* thread_key(pid, tid) -> index + 1, 0 once ended */
 	struct u64map live_proc; /* pid + 1 -> process index + 1, 0 once ended */
 	uint32_t nprocs;
 	struct fb_thread *cached; /* consecutive events usually share a thread */
