@@ -297,10 +297,12 @@ static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, u
 	size_t pkt = 1 + vlen(delta) + 1 + vlen(s->seq_id) + 2 + 1 + vlen(te) + te;
 	size_t before;
 	uint8_t *p;
+	int err;
 
 	/* Its own packet, ahead of the event: only on first use here. */
-	if (intern && (f->mangled || f->obj >= 0 || f->addr) && pw_intern_identity(w, s, fid))
-		return w->err;
+	if (intern && (f->mangled || f->obj >= 0 || f->addr) &&
+	    (err = pw_intern_identity(w, s, fid)))
+		return err;
 	before = s->pending.len;
 	if (intern) {
 		size_t id = 1 + vlen(fid) + 1 + vlen(f->name_len) + f->name_len;
