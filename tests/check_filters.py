@@ -194,9 +194,10 @@ def case_filter_file(ctx):
 def case_filter_roundtrip(ctx):
     ct = [ctx.fixture("calltree")]
     f = ctx.path("written.filter")
-    print("running: sledtrace filter %s -F ^branch -F leaf_z -F '!branch_b' -o %s" % (ct[0], f))
+    # -F and -N mean the same as record's.
+    print("running: sledtrace filter %s -F ^branch -F leaf_z -N branch_b -o %s" % (ct[0], f))
     status, out, err = ctx.st("filter", ct[0], "-F", "^branch", "-F", "leaf_z",
-                              "-F", "!branch_b", "-o", f)
+                              "-N", "branch_b", "-o", f)
     if status != 0:
         raise CheckFailed("sledtrace filter exited %d\n%s" % (status, err))
     text = open(f).read()

@@ -2,68 +2,39 @@
 /* cmd_convert.c: `sledtrace convert`: reads a trace once through the one
  * reader and frame model and writes it in another format. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model/calltree.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "format/folded.h"
 #include "util/output_file.h"
 #include "format/perfetto_reader.h"
 
+enum convert_to { CONVERT_FOLDED };
+
 struct convert_args {
 	const char *in, *out;
-	enum folded_weight weight;
+	int to;	    /* enum convert_to */
+	int weight; /* enum folded_weight */
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: sledtrace convert --to=folded [--weight=self|calls] TRACE [-o OUT]\n"
-		"  --to=folded         folded stacks, one line per call path (flame graphs)\n"
-		"  --weight=self       self time in ns per path (default); calls: call counts\n"
-		"  -o, --output OUT    write OUT (atomically) instead of standard output\n");
-}
+#define S struct convert_args
 
-static int parse_args(int argc, char **argv, struct convert_args *a)
-{
-	static const struct option opts[] = {
-		{ "to", required_argument, NULL, 't' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c;
+static const char *const to_names[] = { "folded", NULL };
+static const char *const weight_names[] = { "self", "calls", NULL };
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return 0;
-		} else if (c == 'o') {
-			a->out = optarg;
-		} else if (c == 't' && !strcmp(optarg, "folded")) {
-			continue;
-		} else if (c == 'w' && (!strcmp(optarg, "self") || !strcmp(optarg, "calls"))) {
-			a->weight = !strcmp(optarg, "calls") ? FOLDED_CALLS : FOLDED_SELF_NS;
-		} else {
-			fprintf(stderr,
-				"sledtrace: convert: bad option '%s' (see 'sledtrace convert --help')\n",
-				argv[optind - 1]);
-			return 2;
-		}
-	}
-	if (argc - optind != 1) {
-		fprintf(stderr,
-			"sledtrace: convert: expected one TRACE (see 'sledtrace convert --help')\n");
-		return 2;
-	}
-	a->in = argv[optind];
-	return -1;
-}
+static const struct cli_option options[] = {
+	CLI_ENUM(0, "to", S, to, to_names, "FORMAT", "folded",
+		 "folded: folded stacks, one line per call path (flame graph input)"),
+	CLI_ENUM(0, "weight", S, weight, weight_names, "WEIGHT", "self",
+		 "what a folded line counts: self time in ns, or calls"),
+	CLI_STRING('o', "output", S, out, "FILE", "- (standard output)",
+		   "write FILE (complete or not at all); a device, FIFO or socket is written "
+		   "through"),
+	CLI_END,
+};
 
 struct folded_job {
 	const struct calltree *ct;
@@ -77,40 +48,53 @@ static int write_folded(FILE *f, void *ctx)
 	return folded__write(job->ct, job->weight, f);
 }
 
-static int write_out(const struct convert_args *a, const struct calltree *ct)
+static int run(void *set, char **operands, int noperands)
 {
-	struct folded_job job = { ct, a->weight };
+	struct convert_args *a = set;
+	struct folded_job job = { NULL, (enum folded_weight)a->weight };
+	struct calltree *ct = NULL;
+	struct output_file out;
+	struct frame_sink sink;
 	char err[8192];
 	int ret;
 
-	if (!a->out || !strcmp(a->out, "-"))
-		return folded__write(ct, a->weight, stdout) || fflush(stdout) ? -EIO : 0;
-	ret = output_file__write_stream(a->out, write_folded, &job, err, sizeof(err));
-	if (ret)
-		fprintf(stderr, "sledtrace: %s\n", err);
-	return ret;
-}
-
-int cmd_convert(int argc, char **argv)
-{
-	struct convert_args a = { .weight = FOLDED_SELF_NS };
-	struct calltree *ct = NULL;
-	struct frame_sink sink;
-	char err[8192];
-	int ret = parse_args(argc, argv, &a);
-
-	if (ret >= 0)
-		return ret;
-	if (calltree__new(&ct)) {
-		fprintf(stderr, "sledtrace: out of memory\n");
-		return 1;
+	(void)noperands;
+	a->in = operands[0];
+	/* A bad -o fails before anything is read. */
+	ret = output_file__create(&out, a->out, err, sizeof(err));
+	if (!ret && calltree__new(&ct)) {
+		snprintf(err, sizeof(err), "out of memory");
+		ret = -ENOMEM;
 	}
-	sink = calltree__sink(ct);
-	ret = perfetto_reader__read(a.in, &sink, err, sizeof(err));
+	if (!ret) {
+		sink = calltree__sink(ct);
+		ret = perfetto_reader__read(a->in, &sink, err, sizeof(err));
+	}
+	job.ct = ct;
+	if (!ret)
+		ret = output_file__write_opened(&out, write_folded, &job, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "sledtrace: %s\n", err);
-	else
-		ret = write_out(&a, ct);
+	output_file__abort(&out);
 	calltree__free(ct);
-	return ret ? 1 : 0;
+	return ret ? EXIT_FAILURE_RUN : EXIT_OK;
 }
+
+static void init(void *set)
+{
+	((S *)set)->out = "-";
+}
+
+const struct cli_command cmd_convert = {
+	.name = "convert",
+	.summary = "convert a trace (folded stacks)",
+	.synopsis = "[OPTIONS] TRACE",
+	.about = "Reads TRACE ('-' is standard input) once and writes it in another format.",
+	.operand = "TRACE",
+	.options = options,
+	.min_operands = 1,
+	.max_operands = 1,
+	.run = run,
+	.settings_size = sizeof(S),
+	.init = init,
+};

@@ -1,32 +1,32 @@
 // SPDX-License-Identifier: MIT
-/* cmd_filter.c: `sledtrace filter OBJECT (-F REGEX | --list FILE)... -o FILE`
- * writes a filter file for `record`: regexes as given, or the exact names
+/* cmd_filter.c: `sledtrace filter OBJECT (-F REGEX | -N REGEX | --list FILE)...
+ * -o FILE` writes a filter file for `record`: regexes as given, or the exact names
  * of a list (anchored and escaped), stamped with the object's path and
  * build-id so a rebuilt object makes the filter visibly stale.  It checks
  * every pattern against the object's instrumented functions, since a typo
  * in a filter otherwise only shows up as a trace missing its functions. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "object/elf_object.h"
 #include "probe/filter.h"
 #include "object/symbols.h"
 #include "object/xray_map.h"
+#include "probe/select.h"
+#include "util/output_file.h"
 
 #define MAX_WARNINGS 10
 
 struct filter_args {
 	const char *object;
 	const char *output;
-	const char **regexes; /* -F, in order */
-	size_t nregexes;
-	const char **lists; /* --list files, in order */
-	size_t nlists;
+	struct select_args sel; /* -F, -N, --filter-file, in order */
+	struct cli_list lists;	/* --list files, in order */
 };
 
 /* The instrumented functions, both names of each, sorted for bsearch. */
@@ -36,83 +36,32 @@ struct known_names {
 	size_t nfuncs;
 };
 
-static void usage(FILE *f)
+#define S struct filter_args
+
+static const struct cli_option options[] = {
+	CLI_SELECT('F', "filter", S, sel, 'F', "REGEX",
+		   "select functions whose name matches REGEX (POSIX ERE), e.g. 'resolve|cache'"),
+	CLI_SELECT('N', "exclude", S, sel, 'N', "REGEX",
+		   "exclude functions matching REGEX (wins over --filter)"),
+	CLI_SELECT(0, "filter-file", S, sel, 'f', "FILE", "the patterns of another filter file"),
+	CLI_LIST(0, "list", S, lists, "FILE",
+		 "the exact names in FILE, one per line ('-' is standard input; '#' starts a "
+		 "comment; '!name' excludes)"),
+	CLI_STRING('o', "output", S, output, "FILE", "none, required",
+		   "the filter file to write (complete or not at all; '-' is standard output)"),
+	CLI_END,
+};
+
+static int check(void *set, char *err, size_t errlen)
 {
-	fprintf(f,
-		"usage: sledtrace filter OBJECT (-F REGEX | --list FILE)... -o FILE\n"
-		"\n"
-		"Writes a filter file that 'sledtrace record --filter-file' reads.  Each\n"
-		"pattern is a POSIX extended regex matched against the demangled and the\n"
-		"mangled name of every instrumented function of OBJECT; a leading '!'\n"
-		"makes it an exclude, and excludes win.  The file records OBJECT's\n"
-		"build-id, so record can tell when the object was rebuilt.\n"
-		"\n"
-		"options:\n"
-		"  -F, --function REGEX  add a regex (repeatable), e.g. 'resolve|cache'\n"
-		"      --list FILE       add the exact names in FILE, one per line ('-' is\n"
-		"                        stdin; '#' comments; '!name' excludes)\n"
-		"  -o, --output FILE     the filter file to write (replaced atomically)\n"
-		"  -h, --help            show this help\n");
-}
+	S *a = set;
 
-static int push_arg(const char ***v, size_t *n, const char *arg)
-{
-	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
-
-	if (!nv) {
-		fprintf(stderr, "sledtrace: filter: out of memory\n");
-		return -ENOMEM;
-	}
-	nv[(*n)++] = arg;
-	*v = nv;
-	return 0;
-}
-
-static int bad_usage(const char *what, const char *arg)
-{
-	fprintf(stderr, "sledtrace: filter: %s%s%s%s (try 'sledtrace filter --help')\n", what,
-		arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
-	return 2;
-}
-
-/* Returns -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, struct filter_args *a)
-{
-	static const struct option opts[] = {
-		{ "function", required_argument, NULL, 'F' },
-		{ "list", required_argument, NULL, 'l' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hF:o:", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return 0;
-		} else if (c == 'F' || c == 'l') {
-			if ((c == 'F' ? push_arg(&a->regexes, &a->nregexes, optarg)
-				      : push_arg(&a->lists, &a->nlists, optarg)))
-				return 1;
-		} else if (c == 'o') {
-			a->output = optarg;
-		} else if (c == ':') {
-			return bad_usage("missing argument for", argv[optind - 1]);
-		} else {
-			return bad_usage("unknown option", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 1)
-		return bad_usage(argc == optind ? "missing OBJECT" : "expected exactly one OBJECT",
-				 NULL);
-	a->object = argv[optind];
 	if (!a->output)
-		return bad_usage("missing -o FILE", NULL);
-	if (!a->nregexes && !a->nlists)
-		return bad_usage("nothing to write: give -F REGEX or --list FILE", NULL);
+		snprintf(err, errlen, "missing -o FILE");
+	else if (!a->sel.n && !a->lists.n)
+		snprintf(err, errlen, "nothing to write: give -F, -N, --filter-file or --list");
+	else
+		return 0;
 	return -1;
 }
 
@@ -156,34 +105,54 @@ static void warn_unknown(const char *what, const char *pattern, const char *obje
 			what, pattern, object);
 }
 
-static int add_regexes(struct filter *f, const struct filter_args *a, const struct known_names *k,
-		       size_t *nwarnings)
+static int add_regex(struct filter *f, const char *re, bool exclude, const struct known_names *k,
+		     const char *object, size_t *nwarnings)
+{
+	struct filter *one = filter__new();
+	bool hit = false;
+	char err[1024];
+	int ret;
+
+	if (!one)
+		return -ENOMEM;
+	ret = filter__add(one, re, false, err, sizeof(err));
+	for (size_t j = 0; !ret && !hit && j < k->n; j++)
+		hit = filter__match(one, k->v[j], NULL);
+	filter__free(one);
+	if (!ret)
+		ret = filter__add(f, re, exclude, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "sledtrace: filter: %s: %s\n", exclude ? "-N" : "-F", err);
+		return ret;
+	}
+	if (!hit)
+		warn_unknown("regex", re, object, nwarnings);
+	return 0;
+}
+
+/* -F, -N and --filter-file, in the order given. */
+static int add_selection(struct filter *f, const struct filter_args *a, const char *build_id,
+			 const struct known_names *k, size_t *nwarnings)
 {
 	char err[1024];
+	int ret = 0;
 
-	for (size_t i = 0; i < a->nregexes; i++) {
-		const char *re = a->regexes[i];
-		bool exclude = re[0] == '!';
-		struct filter *one = filter__new();
-		bool hit = false;
-		int ret;
+	for (size_t i = 0; i < a->sel.n && !ret; i++) {
+		const char *arg = a->sel.items[i].arg;
 
-		if (!one)
-			return -ENOMEM;
-		ret = filter__add(one, re + exclude, false, err, sizeof(err));
-		for (size_t j = 0; !ret && !hit && j < k->n; j++)
-			hit = filter__match(one, k->v[j], NULL);
-		filter__free(one);
-		if (!ret)
-			ret = filter__add(f, re + exclude, exclude, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "sledtrace: filter: -F: %s\n", err);
-			return ret;
+		if (a->sel.items[i].kind != 'f') {
+			ret = add_regex(f, arg, a->sel.items[i].kind == 'N', k, a->object,
+					nwarnings);
+			continue;
 		}
-		if (!hit)
-			warn_unknown("regex", re, a->object, nwarnings);
+		ret = filter__load_file(f, arg, build_id, err, sizeof(err));
+		if (ret == -ESTALE)
+			fprintf(stderr, "sledtrace: warning: %s\n", err);
+		else if (ret)
+			fprintf(stderr, "sledtrace: filter: %s\n", err);
+		ret = ret == -ESTALE ? 0 : ret;
 	}
-	return 0;
+	return ret;
 }
 
 static int add_list_line(struct filter *f, char *line, const struct known_names *k,
@@ -245,64 +214,100 @@ static size_t count_selected(const struct filter *f, const struct xray_map *map,
 	return n;
 }
 
-static int build_and_write(const struct filter_args *a, struct elf_object *obj,
-			   const struct xray_map *map, const struct symbols *syms)
+struct write_job {
+	const struct filter *f;
+	const char *object_path, *build_id;
+};
+
+static int write_job(FILE *fp, void *ctx)
+{
+	const struct write_job *job = ctx;
+
+	return filter__write(job->f, fp, job->object_path, job->build_id);
+}
+
+static int build_and_write(const struct filter_args *a, struct output_file *out,
+			   struct elf_object *obj, const struct xray_map *map,
+			   const struct symbols *syms)
 {
 	struct known_names k = { 0 };
 	struct filter *f = filter__new();
 	char abs[PATH_MAX], err[1024];
+	struct write_job job = { f, realpath(a->object, abs) ? abs : a->object,
+				 elf_object__build_id(obj) };
 	size_t nwarnings = 0;
 	int ret = f ? known_names_load(&k, map, syms) : -ENOMEM;
 
 	if (!ret)
-		ret = add_regexes(f, a, &k, &nwarnings);
-	for (size_t i = 0; !ret && i < a->nlists; i++)
-		ret = add_list(f, a->lists[i], &k, a->object, &nwarnings);
+		ret = add_selection(f, a, job.build_id, &k, &nwarnings);
+	for (size_t i = 0; !ret && i < a->lists.n; i++)
+		ret = add_list(f, a->lists.v[i], &k, a->object, &nwarnings);
 	if (ret == -ENOMEM)
 		fprintf(stderr, "sledtrace: filter: out of memory\n");
 	if (nwarnings > MAX_WARNINGS)
 		fprintf(stderr, "sledtrace: filter: warning: %zu more patterns match nothing\n",
 			nwarnings - MAX_WARNINGS);
 	if (!ret) {
-		ret = filter__write_file(f, a->output, realpath(a->object, abs) ? abs : a->object,
-					 elf_object__build_id(obj), err, sizeof(err));
+		ret = output_file__write_opened(out, write_job, &job, err, sizeof(err));
 		if (ret)
 			fprintf(stderr, "sledtrace: filter: %s\n", err);
 	}
+	/* With -o -, standard output is the filter itself. */
 	if (!ret)
-		printf("wrote %s: %zu patterns, %zu of %zu instrumented functions selected\n",
-		       a->output, filter__count(f), count_selected(f, map, syms), map->nfuncs);
+		fprintf(out->kind == OUTPUT_STDOUT ? stderr : stdout,
+			"wrote %s: %zu patterns, %zu of %zu instrumented functions selected\n",
+			out->path, filter__count(f), count_selected(f, map, syms), map->nfuncs);
 	free(k.v);
 	filter__free(f);
 	return ret;
 }
 
-int cmd_filter(int argc, char **argv)
+static int run(void *set, char **operands, int noperands)
 {
-	struct filter_args a = { 0 };
+	struct filter_args *a = set;
 	struct symbols_opts sopts = { .no_srcloc = true };
 	struct elf_object *obj = NULL;
 	struct xray_map *map = NULL;
 	struct symbols *syms = NULL;
-	char err[512];
-	int ret = parse_args(argc, argv, &a);
+	struct output_file out;
+	char err[8192];
+	int ret;
 
-	if (ret < 0) {
-		ret = elf_object__open(a.object, &obj, err, sizeof(err));
-		if (!ret)
-			ret = xray_map__load(obj, &map, err, sizeof(err));
-		if (!ret)
-			ret = symbols__load(obj, map, &sopts, &syms, err, sizeof(err));
-		if (ret)
-			fprintf(stderr, "sledtrace: %s\n", err);
-		else
-			ret = build_and_write(&a, obj, map, syms);
-		ret = ret ? 1 : 0;
-	}
+	(void)noperands;
+	a->object = operands[0];
+	/* A bad -o fails before anything is read. */
+	ret = output_file__create(&out, a->output, err, sizeof(err));
+	if (!ret)
+		ret = elf_object__open(a->object, &obj, err, sizeof(err));
+	if (!ret)
+		ret = xray_map__load(obj, &map, err, sizeof(err));
+	if (!ret)
+		ret = symbols__load(obj, map, &sopts, &syms, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "sledtrace: %s\n", err);
+	else
+		ret = build_and_write(a, &out, obj, map, syms);
+	output_file__abort(&out);
 	symbols__free(syms);
 	xray_map__free(map);
 	elf_object__free(obj);
-	free(a.regexes);
-	free(a.lists);
-	return ret;
+	return ret ? EXIT_FAILURE_RUN : EXIT_OK;
 }
+
+const struct cli_command cmd_filter = {
+	.name = "filter",
+	.summary = "write a filter file (regexes or exact names) for an object",
+	.synopsis = "[OPTIONS] OBJECT -o FILE",
+	.about = "Writes a filter file that 'sledtrace record --filter-file' reads.  The "
+		 "selection options mean the same as record's: each REGEX is matched against "
+		 "the demangled and the mangled name of every instrumented function of OBJECT, "
+		 "excludes win, and a REGEX that matches nothing is a warning.  The file records "
+		 "OBJECT's build-id, so record can tell when the object was rebuilt.",
+	.operand = "OBJECT",
+	.options = options,
+	.min_operands = 1,
+	.max_operands = 1,
+	.check = check,
+	.run = run,
+	.settings_size = sizeof(S),
+};

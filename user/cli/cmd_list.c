@@ -4,13 +4,13 @@
  * selects.  It is the quickest way to check that a build has sleds and what
  * `record` would attach to with the same -F/-N/--filter-file options. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "object/elf_object.h"
 #include "probe/probe_plan.h"
 #include "probe/select.h"
@@ -24,93 +24,22 @@ struct list_args {
 	struct select_args sel;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: sledtrace list OBJECT [-F REGEX]... [-N REGEX]... [--filter-file F] [--mangled]\n"
-		"\n"
-		"Lists the XRay-instrumented functions of OBJECT (an executable or shared\n"
-		"library): XRay function id, address, sleds (entry/exit/tail), name and\n"
-		"source location, then how many functions the filter selects.\n"
-		"\n"
-		"options:\n"
-		"  -F, --filter REGEX    only functions matching REGEX (POSIX ERE; repeatable)\n"
-		"  -N, --exclude REGEX   not functions matching REGEX (wins over -F)\n"
-		"      --filter-file F   patterns from a filter file\n"
-		"      --no-xray         list function symbols (what record --no-xray probes)\n"
-		"      --mangled         show raw symbol names instead of demangled ones\n"
-		"      --exits           add how record --exit=auto sees each function's\n"
-		"                        returns: 'ret' (uretprobe), 'sled' (exit sleds) or\n"
-		"                        'infer' (no exit probe; with --no-xray)\n"
-		"  -h, --help            show this help\n");
-}
+#define S struct list_args
 
-enum { OPT_MANGLED = 256, OPT_FILTER_FILE, OPT_NO_XRAY, OPT_EXITS };
-
-static int parse_one(struct list_args *a, int c, char **argv)
-{
-	switch (c) {
-	case OPT_MANGLED:
-		a->mangled = true;
-		return 0;
-	case OPT_NO_XRAY:
-		a->no_xray = true;
-		return 0;
-	case OPT_EXITS:
-		a->exits = true;
-		return 0;
-	case 'F':
-	case 'N':
-	case OPT_FILTER_FILE:
-		if (!select_args__add(&a->sel, c == OPT_FILTER_FILE ? 'f' : (char)c, optarg))
-			return 0;
-		fprintf(stderr, "sledtrace: list: too many filter options\n");
-		return 2;
-	case ':':
-		fprintf(stderr, "sledtrace: list: option '%s' needs a value\n", argv[optind - 1]);
-		return 2;
-	default:
-		fprintf(stderr,
-			"sledtrace: list: unknown option '%s' (try 'sledtrace list --help')\n",
-			argv[optind - 1]);
-		return 2;
-	}
-}
-
-/* Returns -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, struct list_args *a)
-{
-	static const struct option opts[] = {
-		{ "mangled", no_argument, NULL, OPT_MANGLED },
-		{ "no-xray", no_argument, NULL, OPT_NO_XRAY },
-		{ "exits", no_argument, NULL, OPT_EXITS },
-		{ "filter", required_argument, NULL, 'F' },
-		{ "exclude", required_argument, NULL, 'N' },
-		{ "filter-file", required_argument, NULL, OPT_FILTER_FILE },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c, ret;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hF:N:", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		ret = parse_one(a, c, argv);
-		if (ret)
-			return ret;
-	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "sledtrace: list: %s (try 'sledtrace list --help')\n",
-			argc == optind ? "missing OBJECT" : "expected exactly one OBJECT");
-		return 2;
-	}
-	a->path = argv[optind];
-	return -1;
-}
+static const struct cli_option options[] = {
+	CLI_SELECT('F', "filter", S, sel, 'F', "REGEX",
+		   "only functions whose name matches REGEX (POSIX ERE)"),
+	CLI_SELECT('N', "exclude", S, sel, 'N', "REGEX",
+		   "not functions matching REGEX (wins over --filter)"),
+	CLI_SELECT(0, "filter-file", S, sel, 'f', "FILE",
+		   "patterns from FILE (see 'sledtrace filter')"),
+	CLI_FLAG(0, "no-xray", S, no_xray, "list function symbols (what record --no-xray probes)"),
+	CLI_FLAG(0, "mangled", S, mangled, "show raw symbol names instead of demangled ones"),
+	CLI_FLAG(0, "exits", S, exits,
+		 "add how record --exit=auto sees each function's returns: 'ret' (uretprobe), "
+		 "'sled' (exit sleds) or 'infer' (no exit probe; with --no-xray)"),
+	CLI_END,
+};
 
 static void print_row(const struct xray_function *f, const struct symbol_info *si,
 		      const char *exits)
@@ -183,29 +112,45 @@ static int load(struct list_args *a, struct elf_object *obj, struct xray_map **m
 	return ret;
 }
 
-int cmd_list(int argc, char **argv)
+static int run(void *set, char **operands, int noperands)
 {
-	struct list_args a = { 0 };
+	struct list_args *a = set;
 	struct elf_object *obj = NULL;
 	struct xray_map *map = NULL;
 	struct symbols *syms = NULL;
 	bool *selected = NULL;
 	size_t nselected = 0;
 	char err[8192];
-	int ret = parse_args(argc, argv, &a);
+	int ret;
 
-	if (ret >= 0)
-		return ret;
-	ret = elf_object__open(a.path, &obj, err, sizeof(err));
+	(void)noperands;
+	a->path = operands[0];
+	ret = elf_object__open(a->path, &obj, err, sizeof(err));
 	if (!ret)
-		ret = load(&a, obj, &map, &syms, &selected, &nselected, err, sizeof(err));
+		ret = load(a, obj, &map, &syms, &selected, &nselected, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "sledtrace: %s\n", err);
 	else
-		print_table(&a, obj, map, syms, selected, nselected);
+		print_table(a, obj, map, syms, selected, nselected);
 	free(selected);
 	symbols__free(syms);
 	xray_map__free(map);
 	elf_object__free(obj);
-	return ret ? 1 : 0;
+	return ret ? EXIT_FAILURE_RUN : EXIT_OK;
 }
+
+const struct cli_command cmd_list = {
+	.name = "list",
+	.summary = "list the instrumented functions of an object",
+	.synopsis = "[OPTIONS] OBJECT",
+	.about = "Lists the XRay-instrumented functions of OBJECT (an executable or shared "
+		 "library): XRay function id, address, sleds "
+		 "(entry/exit/tail), name and source location, then how many functions the "
+		 "filter selects.  The filter options mean the same as record's.",
+	.operand = "OBJECT",
+	.options = options,
+	.min_operands = 1,
+	.max_operands = 1,
+	.run = run,
+	.settings_size = sizeof(S),
+};

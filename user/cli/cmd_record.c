@@ -1,32 +1,151 @@
 // SPDX-License-Identifier: MIT
-/* cmd_record.c: `sledtrace record`: parses options and walks a recording
- * through its phases (record.h).  Any failure is one line on stderr, a
+/* cmd_record.c: `sledtrace record`: its options, and the walk through a
+ * recording's phases (record.h).  Any failure is one line on stderr, a
  * non-zero exit and no output file. */
 #include <stdio.h>
+#include <time.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "record/record.h"
 #include "record/record_opts.h"
 
-int cmd_record(int argc, char **argv)
+#define S struct record_opts
+
+_Static_assert(sizeof(enum exit_mode) == sizeof(int), "CLI_ENUM stores an int");
+_Static_assert(sizeof(enum attach_mode) == sizeof(int), "CLI_ENUM stores an int");
+
+static const char *const exit_names[] = { "auto", "sled", "uretprobe", "infer", NULL };
+static const char *const attach_names[] = { "auto", "multi", "perf", NULL };
+
+static const struct cli_option options[] = {
+	CLI_STRING('o', "output", S, output, "FILE", "sledtrace.pftrace",
+		   "the trace; '-' is standard output; a device, FIFO or socket is written "
+		   "through, /dev/null builds no trace"),
+	CLI_SELECT('F', "filter", S, sel, 'F', "REGEX",
+		   "trace functions whose name matches REGEX (POSIX ERE)"),
+	CLI_SELECT('N', "exclude", S, sel, 'N', "REGEX",
+		   "never trace functions matching REGEX (wins over --filter)"),
+	CLI_SELECT(0, "filter-file", S, sel, 'f', "FILE",
+		   "patterns from FILE (see 'sledtrace filter')"),
+	CLI_FLAG(0, "allow-empty", S, sel.allow_empty,
+		 "a filter that selects nothing is not an error"),
+	CLI_ENUM(0, "exit", S, exits, exit_names, "MODE", "auto",
+		 "how returns are seen: auto uses uretprobes where no exception can unwind "
+		 "through (C objects, leaf functions) and exit sleds elsewhere; sled is exact and "
+		 "safe but slow; uretprobe is fast but aborts targets that unwind through it; "
+		 "infer probes entries only and infers exits"),
+	CLI_ENUM(0, "attach", S, attach, attach_names, "MODE", "auto",
+		 "multi: one uprobe_multi link (Linux 6.6+); perf: one perf-event uprobe per "
+		 "probe; auto: multi when the kernel has it"),
+	CLI_SIZE(0, "ring-size", S, ring_size, "64M", 4096, 1u << 30, true,
+		 "BPF ring buffer size, a power of two from 4K to 1G"),
+	CLI_UINT(0, "max-depth", S, max_depth, "N", "unlimited", 1, 1000000,
+		 "leave out calls nested deeper than N (counted in the trace)"),
+	CLI_DURATION(0, "min-duration", S, min_duration_ns, "0",
+		     "leave out calls shorter than TIME, like 500ns, 2us, 1ms (counted)"),
+	CLI_FLAG(0, "no-xray", S, no_xray,
+		 "the binary has no sleds: probe its function symbols (entry and return)"),
+	CLI_FLAG(0, "all", S, all, "with --no-xray, every function symbol (else give --filter)"),
+	CLI_FLAG(0, "mangled", S, mangled, "keep raw symbol names"),
+	CLI_FLAG(0, "no-events", S, no_events,
+		 "benchmarks: probes fire but record nothing (the cost floor)"),
+	CLI_FLAG('q', "quiet", S, quiet, "no status line, no summary"),
+	CLI_COUNT(
+		'v', "verbose", S, verbose,
+		"-v: the probe plan and the time of each phase; -vv: libbpf's warnings too; -vvv: libbpf's debug messages"),
+	CLI_END,
+};
+
+static void init(void *set)
 {
-	struct record_opts opts;
+	S *o = set;
+
+	o->output = "sledtrace.pftrace";
+	o->ring_size = 64ull << 20;
+}
+
+static int check(void *set, char *err, size_t errlen)
+{
+	S *o = set;
+
+	if (o->all && !o->no_xray)
+		snprintf(err, errlen, "--all only means something with --no-xray");
+	else if (o->no_xray && o->all && o->sel.n)
+		snprintf(err, errlen, "--all and --filter/--exclude/--filter-file contradict");
+	else if (o->no_xray && !o->all && !o->sel.n)
+		snprintf(err, errlen,
+			 "--no-xray probes every function symbol: choose some with -F REGEX, "
+			 "or say --all");
+	else if (o->no_xray && o->exits == EXIT_SLED)
+		snprintf(err, errlen, "--exit=sled needs XRay exit sleds; not with --no-xray");
+	else if (o->sel.allow_empty && !o->sel.n)
+		snprintf(err, errlen, "--allow-empty only means something with a filter");
+	else if (o->quiet && o->verbose)
+		snprintf(err, errlen, "--quiet and --verbose contradict");
+	else
+		return 0;
+	return -1;
+}
+
+static double ms_since(struct timespec *t)
+{
+	struct timespec now;
+	double ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (double)(now.tv_sec - t->tv_sec) * 1e3 + (double)(now.tv_nsec - t->tv_nsec) / 1e6;
+	*t = now;
+	return ms;
+}
+
+static int run(void *set, char **operands, int noperands)
+{
+	static const char *const phases[] = { "open", "load", "start", "run", "finish" };
+	int (*const steps[])(struct record *) = { NULL, record__load, record__start, record__run,
+						  record__finish };
+	double ms[5] = { 0 };
 	struct record *r = NULL;
+	struct timespec t;
+	S *o = set;
 	int err;
 
-	err = record_opts__parse(&opts, argc, argv);
-	if (err)
-		return err > 0 ? 0 : 2;
-	err = record__open(&opts, &r);
-	if (!err)
-		err = record__load(r);
-	if (!err)
-		err = record__start(r);
-	if (!err)
-		err = record__run(r);
-	if (!err)
-		err = record__finish(r);
+	(void)noperands;
+	o->argv = operands;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	err = record__open(o, &r);
+	ms[0] = ms_since(&t);
+	for (int i = 1; i < 5 && !err; i++) {
+		err = steps[i](r);
+		ms[i] = ms_since(&t);
+	}
 	record__free(r);
+	if (o->verbose)
+		fprintf(stderr,
+			"sledtrace: timing: %s %.1f ms, %s %.1f ms, %s %.1f ms, %s %.1f ms, "
+			"%s %.1f ms, detach %.1f ms\n",
+			phases[0], ms[0], phases[1], ms[1], phases[2], ms[2], phases[3], ms[3],
+			phases[4], ms[4], ms_since(&t));
 	/* The command's own status once it ran; 1 for our own failures. */
-	return err < 0 ? 1 : err;
+	return err < 0 ? EXIT_FAILURE_RUN : err;
 }
+
+const struct cli_command cmd_record = {
+	.name = "record",
+	.summary = "run a command and trace its XRay-instrumented functions",
+	.synopsis = "[OPTIONS] [--] COMMAND [ARGS...]",
+	.about = "Runs COMMAND with every XRay-instrumented function of its executable traced "
+		 "from its first instruction and writes a Perfetto trace (open it at "
+		 "https://ui.perfetto.dev).  COMMAND's standard input, output and error are left "
+		 "alone; record exits with COMMAND's exit status (128+N if signal N killed it).  "
+		 "Options end at the first operand: everything after it is COMMAND's.",
+	.operand = "COMMAND",
+	.options = options,
+	.min_operands = 1,
+	.max_operands = -1,
+	.stop_at_operand = true,
+	.check = check,
+	.run = run,
+	.settings_size = sizeof(S),
+	.init = init,
+};

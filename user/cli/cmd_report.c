@@ -1,94 +1,63 @@
 // SPDX-License-Identifier: MIT
-/* cmd_report.c: `sledtrace report [--by-thread] [--format=table|tsv]
- * [--sort=calls|total|self|name] TRACE`: reads a Perfetto trace and prints
- * per-function calls, inclusive and self time (see report.c). */
-#include <getopt.h>
+/* cmd_report.c: `sledtrace report [OPTIONS] TRACE`: reads a Perfetto trace
+ * and prints per-function calls, inclusive and self time (see report.c). */
 #include <stdio.h>
-#include <string.h>
 
-#include "cli/commands.h"
-#include "format/perfetto_reader.h"
 #include "analysis/report.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "format/perfetto_reader.h"
 
-static const char usage_text[] =
-	"usage: sledtrace report [--by-thread] [--format=table|tsv]\n"
-	"                        [--sort=calls|total|self|name] TRACE\n";
+#define S struct report_opts
 
-static int pick(const char *what, const char *arg, const char *const *names, int n)
+_Static_assert(sizeof(enum report_format) == sizeof(int), "CLI_ENUM stores an int");
+_Static_assert(sizeof(enum report_sort) == sizeof(int), "CLI_ENUM stores an int");
+
+static const char *const format_names[] = { "table", "tsv", NULL };
+static const char *const sort_names[] = { "calls", "total", "self", "name", NULL };
+
+static const struct cli_option options[] = {
+	CLI_FLAG(0, "by-thread", S, by_thread, "one row per function and thread"),
+	CLI_ENUM(0, "format", S, format, format_names, "FORMAT", "table",
+		 "an aligned table, or tab-separated values"),
+	CLI_ENUM(0, "sort", S, sort, sort_names, "KEY", "calls",
+		 "order rows by this column, largest first (name: alphabetical)"),
+	CLI_END,
+};
+
+static int run(void *set, char **operands, int noperands)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(arg, names[i]))
-			return i;
-	fprintf(stderr, "sledtrace: report: unknown %s '%s'\n", what, arg);
-	return -1;
-}
-
-static int parse(int argc, char **argv, struct report_opts *o, const char **path)
-{
-	static const char *const formats[] = { "table", "tsv" };
-	static const char *const sorts[] = { "calls", "total", "self", "name" };
-	static const struct option longopts[] = {
-		{ "by-thread", no_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c, v;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			o->by_thread = true;
-			break;
-		case 'f':
-			if ((v = pick("format", optarg, formats, 2)) < 0)
-				return 1;
-			o->format = (enum report_format)v;
-			break;
-		case 's':
-			if ((v = pick("sort key", optarg, sorts, 4)) < 0)
-				return 1;
-			o->sort = (enum report_sort)v;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			fprintf(stderr, "sledtrace: report: bad option (try --help)\n");
-			return 1;
-		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "sledtrace: report: expected one TRACE file (try --help)\n");
-		return 1;
-	}
-	*path = argv[optind];
-	return -1;
-}
-
-int cmd_report(int argc, char **argv)
-{
-	struct report_opts o = { 0 };
 	struct report *r = NULL;
 	struct frame_sink sink;
-	const char *path = NULL;
 	char err[512];
-	int rc = parse(argc, argv, &o, &path);
+	int rc;
 
-	if (rc >= 0)
-		return rc;
-	if (report__new(&o, &r)) {
+	(void)noperands;
+	if (report__new(set, &r)) {
 		fprintf(stderr, "sledtrace: out of memory\n");
-		return 1;
+		return EXIT_FAILURE_RUN;
 	}
 	sink = report__sink(r);
-	rc = perfetto_reader__read(path, &sink, err, sizeof(err));
+	rc = perfetto_reader__read(operands[0], &sink, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "sledtrace: %s\n", err);
 	else if ((rc = report__print(r, stdout)))
 		fprintf(stderr, "sledtrace: report: cannot write output\n");
 	report__free(r);
-	return rc ? 1 : 0;
+	return rc ? EXIT_FAILURE_RUN : EXIT_OK;
 }
+
+const struct cli_command cmd_report = {
+	.name = "report",
+	.summary = "per-function table (calls, total, self) of a trace",
+	.synopsis = "[OPTIONS] TRACE",
+	.about = "Reads TRACE ('-' is standard input) and prints, per function, its calls, "
+		 "inclusive (total) and exclusive (self) time, then the trace's statistics: "
+		 "dropped, inferred and unfinished events.",
+	.operand = "TRACE",
+	.options = options,
+	.min_operands = 1,
+	.max_operands = 1,
+	.run = run,
+	.settings_size = sizeof(S),
+};

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* commands.h: the subcommands main() dispatches to.  Each returns the
- * process exit status; each prints its own one-line errors. */
+/* commands.h: the subcommands main() dispatches to, each an option table
+ * and a run function (options.h). */
 #ifndef SLEDTRACE_COMMANDS_H
 #define SLEDTRACE_COMMANDS_H
 
-int cmd_record(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_filter(int argc, char **argv);
-int cmd_convert(int argc, char **argv);
+#include "cli/options.h"
+
+extern const struct cli_command cmd_record;
+extern const struct cli_command cmd_list;
+extern const struct cli_command cmd_report;
+extern const struct cli_command cmd_convert;
+extern const struct cli_command cmd_filter;
 
 #endif

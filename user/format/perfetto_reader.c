@@ -381,11 +381,16 @@ static void reader_free(struct reader *r)
 	free(r);
 }
 
-static int reader_open(struct reader *r)
+static int reader_open(struct reader *r, const char *path)
 {
 	struct stat st;
 
-	if ((r->fd = open(r->path, O_RDONLY | O_CLOEXEC)) < 0)
+	/* "-" is standard input, read as a stream like any pipe. */
+	if (!strcmp(path, "-"))
+		r->fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+	else
+		r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0)
 		return fail(r, -errno, "%s", strerror(errno));
 	if (fstat(r->fd, &st))
 		return fail(r, -errno, "%s", strerror(errno));
@@ -411,14 +416,14 @@ int perfetto_reader__read(const char *path, const struct frame_sink *sink, char 
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	r->path = path;
+	r->path = strcmp(path, "-") ? path : "standard input";
 	r->err = err;
 	r->errlen = errlen;
 	r->fd = -1;
 	r->sink = sink;
 	arena_init(&r->outer);
 	arena_init(&r->inner);
-	rc = reader_open(r);
+	rc = reader_open(r, path);
 	if (!rc)
 		rc = read_all(r);
 	reader_free(r);

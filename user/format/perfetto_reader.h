@@ -11,7 +11,7 @@
 
 #include "model/frames.h"
 
-/* Returns 0, or a negative errno with one line (no newline) in err:
+/* path "-" reads standard input.  Returns 0, or a negative errno with one line (no newline) in err:
  * "PATH: truncated at byte N", "PATH: corrupt packet at byte N", ...
  * Errors from the sink are passed back the same way. */
 int perfetto_reader__read(const char *path, const struct frame_sink *sink, char *err,

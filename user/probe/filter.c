@@ -466,6 +466,14 @@ static bool one_line(const char *s)
 	return !s || !strchr(s, '\n');
 }
 
+int filter__write(const struct filter *f, FILE *fp, const char *object_path, const char *build_id)
+{
+	if (!one_line(object_path) || !one_line(build_id))
+		return -EINVAL;
+	write_contents(fp, f, object_path, build_id);
+	return ferror(fp) ? -EIO : 0;
+}
+
 struct filter_job {
 	const struct filter *f;
 	const char *object_path, *build_id;
@@ -475,8 +483,7 @@ static int write_job(FILE *fp, void *ctx)
 {
 	const struct filter_job *job = ctx;
 
-	write_contents(fp, job->f, job->object_path, job->build_id);
-	return ferror(fp) ? -EIO : 0;
+	return filter__write(job->f, fp, job->object_path, job->build_id);
 }
 
 int filter__write_file(const struct filter *f, const char *path, const char *object_path,
@@ -493,6 +500,6 @@ int filter__write_file(const struct filter *f, const char *path, const char *obj
 	}
 	ret = output_file__write_stream(path, write_job, &job, why, sizeof(why));
 	if (ret)
-		snprintf(err, errlen, "cannot write filter file '%s': %s", path, strerror(-ret));
+		snprintf(err, errlen, "cannot write filter file '%s': %s", path, why);
 	return ret;
 }

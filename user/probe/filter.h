@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct filter;
 
@@ -52,6 +53,9 @@ int filter__load_file(struct filter *f, const char *path, const char *expect_bui
  * or "" to omit it), atomically: a temporary file renamed over path. */
 int filter__write_file(const struct filter *f, const char *path, const char *object_path,
 		       const char *build_id, char *err, size_t errlen);
+/* The same contents to an open stream: 0, -EIO, or -EINVAL for a path or
+ * build-id with a newline. */
+int filter__write(const struct filter *f, FILE *fp, const char *object_path, const char *build_id);
 
 /* demangled or mangled may be NULL (a C function has only one name). */
 bool filter__match(const struct filter *f, const char *demangled, const char *mangled);

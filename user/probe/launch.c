@@ -49,6 +49,17 @@ int launch__resolve(const char *cmd, char *path, size_t len)
 	return err;
 }
 
+/* The SIGPIPE disposition sledtrace was started with, for its children. */
+static struct sigaction inherited_sigpipe = { .sa_handler = SIG_DFL };
+
+void launch__ignore_sigpipe(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &inherited_sigpipe);
+}
+
 static void __attribute__((noreturn))
 child(int gate, int errw, const char *path, char *const argv[])
 {
@@ -58,6 +69,7 @@ child(int gate, int errw, const char *path, char *const argv[])
 	if (read(gate, &go, 1) != 1)
 		_exit(127); /* sledtrace went away: never run untraced */
 	close(gate);
+	sigaction(SIGPIPE, &inherited_sigpipe, NULL);
 	execv(path, argv);
 	e = errno;
 	if (write(errw, &e, sizeof(e)) < 0)

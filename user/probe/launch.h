@@ -28,5 +28,8 @@ int launch__release(struct launch *l);
 int launch__wait(struct launch *l);
 /* Kills and reaps a child that was never released. */
 void launch__abort(struct launch *l);
+/* sledtrace ignores SIGPIPE so that a closed output is a write error, not
+ * death; commands it launches get back the disposition it started with. */
+void launch__ignore_sigpipe(void);
 
 #endif

@@ -72,12 +72,14 @@ void progress__summary(const struct progress *p, const struct record_summary *s)
 		snprintf(size, sizeof(size), "%.1f MiB", (double)s->bytes / (1 << 20));
 	else
 		snprintf(size, sizeof(size), "%.1f KiB", (double)s->bytes / 1024);
-	fprintf(stderr,
-		"sledtrace: %llu events, %llu of %llu functions hit, %llu dropped, "
-		"%s written to %s (%.2f bytes/event)",
+	fprintf(stderr, "sledtrace: %llu events, %llu of %llu functions hit, %llu dropped, ",
 		(unsigned long long)s->events, (unsigned long long)s->functions_hit,
-		(unsigned long long)s->functions_attached, (unsigned long long)s->drops, size,
-		s->path, s->events ? (double)s->bytes / (double)s->events : 0.0);
+		(unsigned long long)s->functions_attached, (unsigned long long)s->drops);
+	if (s->discarded)
+		fprintf(stderr, "no trace built (%s discards it)", s->path);
+	else
+		fprintf(stderr, "%s written to %s (%.2f bytes/event)", size, s->path,
+			s->events ? (double)s->bytes / (double)s->events : 0.0);
 	if (s->inferred || s->unmatched || s->unfinished)
 		fprintf(stderr, "; exits inferred %llu, unmatched %llu, unfinished %llu",
 			(unsigned long long)s->inferred, (unsigned long long)s->unmatched,

@@ -25,6 +25,7 @@ struct record_summary {
 	uint64_t events, functions_hit, functions_attached, drops, bytes;
 	uint64_t unmatched, inferred, unfinished;
 	const char *path;
+	bool discarded; /* the output was /dev/null: no trace was built */
 };
 void progress__summary(const struct progress *p, const struct record_summary *s);
 

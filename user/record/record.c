@@ -156,6 +156,10 @@ int record__open(const struct record_opts *opts, struct record **out)
 		ret = symbols__load(r->obj, r->map, &so, &r->syms, err, sizeof(err));
 	if (!ret)
 		ret = select_probed(r, err, sizeof(err));
+	/* Last of the checks, all before anything runs: a FIFO's open waits
+	 * for its reader. */
+	if (!ret)
+		ret = output_file__create(&r->out, opts->output, err, sizeof(err));
 	if (ret)
 		return fail(ret, "%s", err, NULL);
 	return 0;
@@ -180,10 +184,13 @@ static int prepare_programs(struct record *r)
 }
 
 /* libbpf's own messages (verifier logs, probing) are for developers: one
- * line of ours says what failed; SLEDTRACE_DEBUG=1 shows libbpf's too. */
+ * line of ours says what failed; -vv shows libbpf's warnings too, -vvv its
+ * debug messages.  libbpf's callback has no context, hence the static. */
+static int libbpf_verbosity;
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG || !getenv("SLEDTRACE_DEBUG"))
+	if (libbpf_verbosity < 2 || (level == LIBBPF_DEBUG && libbpf_verbosity < 3))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -193,6 +200,7 @@ int record__load(struct record *r)
 	struct attach_opts ao = { .mode = r->opts->attach, .pid = -1 };
 	int err;
 
+	libbpf_verbosity = r->opts->verbose;
 	libbpf_set_print(libbpf_print);
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	r->skel = sledtrace_bpf__open();
@@ -254,21 +262,41 @@ static int register_functions(struct record *r)
 	return err;
 }
 
+static int null_frame(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		      uint32_t depth)
+{
+	(void)ctx;
+	(void)th;
+	(void)stack;
+	(void)depth;
+	return 0;
+}
+
+static int null_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		      uint32_t depth, uint64_t ts, enum frame_end how)
+{
+	(void)ts;
+	(void)how;
+	return null_frame(ctx, th, stack, depth);
+}
+
+/* Where -o is /dev/null no trace is built, but the frames are still
+ * rebuilt so the summary's counts are those of a real recording. */
+static const struct frame_sink_ops null_ops = { .enter = null_frame, .leave = null_leave };
+
 static int open_output(struct record *r)
 {
 	struct perfetto_writer_opts po = { 0 };
-	struct frame_sink sink;
-	char err[512];
+	struct frame_sink sink = { &null_ops, NULL };
 	int ret;
 
-	ret = output_file__create(&r->out, r->opts->output, err, sizeof(err));
-	if (ret)
-		return fail(ret, "%s", err, NULL);
-	ret = perfetto_writer__new(r->out.fd, &po, &r->pw);
-	if (ret)
-		return fail(ret, "cannot start the trace writer: %s", strerror(-ret), NULL);
-	sink = perfetto_writer__sink(r->pw);
-	if (r->opts->max_depth || r->opts->min_duration_ns) {
+	if (!output_file__discards(&r->out)) {
+		ret = perfetto_writer__new(r->out.fd, &po, &r->pw);
+		if (ret)
+			return fail(ret, "cannot start the trace writer: %s", strerror(-ret), NULL);
+		sink = perfetto_writer__sink(r->pw);
+	}
+	if (r->pw && (r->opts->max_depth || r->opts->min_duration_ns)) {
 		struct frame_filter_opts fo = { .max_depth = r->opts->max_depth,
 						.min_duration_ns = r->opts->min_duration_ns };
 
@@ -369,6 +397,12 @@ int record__start(struct record *r)
 		r->child.pid = -1;
 		return fail(ret, "cannot run %s: %s", r->path, strerror(-ret));
 	}
+	if (r->opts->verbose)
+		fprintf(stderr,
+			"sledtrace: plan: %s: %zu of %zu functions selected, %zu sleds, %zu probes "
+			"queued, %zu functions with uretprobe exits, ring %llu KiB\n",
+			r->path, r->plan.functions, r->map->nfuncs, r->plan.sleds, r->plan.probes,
+			r->plan.ret_functions, (unsigned long long)(r->opts->ring_size >> 10));
 	if (!r->opts->quiet)
 		fprintf(stderr,
 			"sledtrace: %zu functions, %zu sleds, %zu probes attached in %.1f ms "
@@ -464,7 +498,7 @@ int record__finish(struct record *r)
 	st.ignored_sleds = r->map->ignored_sleds;
 	ret = frame_builder__finish(r->fb, &st);
 	if (ret)
-		return fail(ret, "cannot finish %s: %s", r->opts->output, strerror(-ret));
+		return fail(ret, "cannot write %s: %s", r->out.path, strerror(-ret));
 	ret = output_file__commit(&r->out, err, sizeof(err));
 	if (ret)
 		return fail(ret, "%s", err, NULL);
@@ -473,17 +507,18 @@ int record__finish(struct record *r)
 	sum.functions_hit = collector__functions_hit(r->col);
 	sum.functions_attached = r->plan.functions;
 	sum.drops = st.ringbuf_drops;
-	sum.bytes = perfetto_writer__bytes(r->pw);
+	sum.bytes = r->pw ? perfetto_writer__bytes(r->pw) : 0;
+	sum.discarded = !r->pw;
 	sum.inferred = st.inferred_exits;
 	sum.unmatched = st.unmatched_exits;
 	sum.unfinished = st.unfinished;
-	sum.path = r->opts->output;
+	sum.path = r->out.path;
 	progress__summary(&r->prog, &sum);
 	return r->status;
 }
 
 /* Detaching perf-event uprobes waits for an RCU grace period per probe, so
- * it can take long: benchmarks ask for the time (SLEDTRACE_TIMING=1). */
+ * it can take long: -v (and the benchmarks) show the time. */
 static void detach(struct record *r)
 {
 	size_t n = r->att ? attacher__probe_count(r->att) : 0;
@@ -491,7 +526,7 @@ static void detach(struct record *r)
 
 	attacher__free(r->att);
 	r->att = NULL;
-	if (n && getenv("SLEDTRACE_TIMING"))
+	if (n && r->opts->verbose)
 		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
 			(double)r->attach_ns / 1e6, (double)(now_ns() - t0) / 1e6, n);
 }

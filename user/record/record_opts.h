@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* record_opts.h: everything `sledtrace record` is told on its command line,
- * parsed in one place (record_opts.c) so the recording code reads settings,
- * not argv. */
+/* record_opts.h: everything `sledtrace record` is told on its command line.
+ * The command line is parsed in cli/cmd_record.c; the recording code reads
+ * these settings, never argv. */
 #ifndef SLEDTRACE_RECORD_OPTS_H
 #define SLEDTRACE_RECORD_OPTS_H
 
@@ -19,6 +19,7 @@ struct record_opts {
 	enum attach_mode attach;
 	uint64_t ring_size;
 	bool quiet;
+	int verbose; /* 1: phase timings and the probe plan; 2: libbpf too */
 	bool mangled;
 	struct select_args sel;	  /* -F, -N, --filter-file, --allow-empty */
 	uint32_t max_depth;	  /* 0: unlimited */
@@ -28,8 +29,5 @@ struct record_opts {
 	bool no_events;		  /* benchmarks: probes fire, BPF emits nothing */
 	char **argv;		  /* the command, NULL-terminated */
 };
-
-/* Returns 0, 1 when --help was printed, or -EINVAL after one error line. */
-int record_opts__parse(struct record_opts *o, int argc, char **argv);
 
 #endif
