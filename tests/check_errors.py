@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 """check_errors.py: sledtrace's behaviour on bad input.
 
-For `record` and `list` given a missing file, a file that is not ELF, an
+For every command given a missing file, a file that is not ELF, an
 ELF without XRay sleds, a command that is not on PATH, bad option values,
 and for `record` run without the privilege to load BPF, sledtrace must
-exit non-zero with exactly one line on stderr starting `sledtrace: `,
+exit 2 for a usage error and 1 for any other failure, with exactly one
+line on stderr starting `sledtrace: `,
 print nothing on stdout (nothing was run, nothing listed) and leave no
 output file behind.  Every case runs in a fresh empty directory, which
 must still be empty (bar the inputs put there) afterwards.
@@ -30,6 +31,12 @@ NOT_FOUND = "sledtrace-test-no-such-command"
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
+# Usage errors exit 2, runtime failures 1 (every command, every case).
+def expected_status(name):
+    usage = ("-bad-", "-usage-")
+    return 2 if any(u in name for u in usage) else 1
+
+
 def cases(nosleds, xray):
     """name -> (argv after `sledtrace`, as a function of the work dir)."""
     rec = lambda *cmd: ["record", "--quiet", "-o", "out.pftrace", "--"] + list(cmd)
@@ -49,10 +56,31 @@ def cases(nosleds, xray):
         "list-not-elf": lambda d: ["list", os.path.join(d, "not_elf")],
         "list-no-sleds": lambda d: ["list", nosleds],
         "list-command-not-found": lambda d: ["list", NOT_FOUND],
+        # The command line itself: one parser, one line, exit 2.
+        "record-usage-bare-duration": lambda d: opt("--min-duration=5"),
+        "record-usage-all-without-no-xray": lambda d: opt("--all"),
+        "record-usage-allow-empty-alone": lambda d: opt("--allow-empty"),
+        "record-usage-quiet-verbose": lambda d: opt("-v"),
+        "record-usage-no-command": lambda d: ["record", "-o", "out.pftrace"],
+        "record-bad-option": lambda d: opt("--bogus"),
+        "list-usage-two-objects": lambda d: ["list", xray, xray],
+        "list-bad-option-value-missing": lambda d: ["list", xray, "-F"],
+        "report-bad-option": lambda d: ["report", "-n", "3", "T"],
+        "report-bad-format": lambda d: ["report", "--format=xml", "T"],
+        "report-usage-no-trace": lambda d: ["report"],
+        "report-missing-file": lambda d: ["report", os.path.join(d, MISSING)],
+        "convert-bad-to": lambda d: ["convert", "--to=bogus", "T"],
+        "convert-missing-file": lambda d: ["convert", os.path.join(d, MISSING), "-o", "x"],
+        "filter-usage-no-output": lambda d: ["filter", xray, "-F", "leaf"],
+        "filter-bad-old-function-option": lambda d: ["filter", xray, "--function", "x",
+                                                     "-o", "f"],
+        "main-usage-no-command": lambda d: [],
+        "main-usage-unknown-command": lambda d: ["bogus"],
+        "main-usage-help-unknown": lambda d: ["help", "bogus"],
     }
 
 
-def run_case(sledtrace, not_elf, xray, make_argv, timeout, unprivileged):
+def run_case(sledtrace, not_elf, xray, make_argv, timeout, unprivileged, status):
     problems = []
     with tempfile.TemporaryDirectory(prefix="sledtrace-err-") as d:
         # An executable text file: exec would fail with ENOEXEC.
@@ -75,10 +103,10 @@ def run_case(sledtrace, not_elf, xray, make_argv, timeout, unprivileged):
             return ["timed out after %ss" % timeout]
         out = p.stdout.decode(errors="replace")
         err = p.stderr.decode(errors="replace")
-        if p.returncode == 0:
-            problems.append("exit status 0, expected non-zero")
-        elif p.returncode < 0:
+        if p.returncode < 0:
             problems.append("killed by signal %d" % -p.returncode)
+        elif p.returncode != status:
+            problems.append("exit status %d, expected %d" % (p.returncode, status))
         lines = err.splitlines()
         if len(lines) != 1 or not err.endswith("\n"):
             problems.append("stderr has %d lines, expected exactly one (newline-terminated)"
@@ -116,7 +144,7 @@ def main():
             ap.error("unknown case %r (known: %s)" % (name, ", ".join(table)))
         problems = run_case(os.path.abspath(args.sledtrace), os.path.abspath(args.not_elf),
                             os.path.abspath(args.xray), table[name], args.timeout,
-                            name.endswith("no-privilege"))
+                            name.endswith("no-privilege"), expected_status(name))
         if problems:
             failed += 1
             print("FAIL %s:\n  %s" % (name, "\n  ".join(problems)))

@@ -61,7 +61,7 @@ static int check(void *set, char *err, size_t errlen)
 	else if (!a->sel.n && !a->lists.n)
 		snprintf(err, errlen, "nothing to write: give -F, -N, --filter-file or --list");
 	else
-		return 0;
+		return cli_check_regexes(&a->sel, err, errlen);
 	return -1;
 }
 

@@ -41,6 +41,11 @@ static const struct cli_option options[] = {
 	CLI_END,
 };
 
+static int check(void *set, char *err, size_t errlen)
+{
+	return cli_check_regexes(&((S *)set)->sel, err, errlen);
+}
+
 static void print_row(const struct xray_function *f, const struct symbol_info *si,
 		      const char *exits)
 {
@@ -151,6 +156,7 @@ const struct cli_command cmd_list = {
 	.options = options,
 	.min_operands = 1,
 	.max_operands = 1,
+	.check = check,
 	.run = run,
 	.settings_size = sizeof(S),
 };

@@ -84,7 +84,7 @@ static int check(void *set, char *err, size_t errlen)
 	else if (o->quiet && o->verbose)
 		snprintf(err, errlen, "--quiet and --verbose contradict");
 	else
-		return 0;
+		return cli_check_regexes(&o->sel, err, errlen);
 	return -1;
 }
 

@@ -46,8 +46,8 @@ static void option_line(FILE *f, const struct cli_option *o)
 	if (o->kind == CLI_KIND_SELECT || o->kind == CLI_KIND_LIST || o->kind == CLI_KIND_COUNT)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "; repeatable");
 	for (int i = 0; o->values && o->values[i]; i++)
-		n += snprintf(text + n, sizeof(text) - (size_t)n, "%s%s", i ? ", " : " (one of: ",
-			      o->values[i]);
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%s%s",
+			      i ? ", " : " (one of: ", o->values[i]);
 	if (o->def)
 		snprintf(text + n, sizeof(text) - (size_t)n, "%sdefault: %s)",
 			 o->values ? "; " : " (", o->def);

@@ -9,8 +9,8 @@
 
 #include "cli/options.h"
 #include "cli/values.h"
+#include "probe/filter.h"
 #include "probe/select.h"
-
 
 struct parse {
 	const struct cli_command *cmd;
@@ -74,7 +74,8 @@ static int apply(struct parse *p, const struct cli_option *o, const char *arg)
 	case CLI_KIND_SELECT:
 		ret = select_args__add(field(p, o), o->select_kind, arg);
 		if (ret)
-			snprintf(why, sizeof(why), "too many -F/-N/--filter-file options (at most 64)");
+			snprintf(why, sizeof(why),
+				 "too many -F/-N/--filter-file options (at most 64)");
 		break;
 	case CLI_KIND_LIST:
 		ret = list_push(field(p, o), arg);
@@ -203,7 +204,8 @@ static int check_operands(struct parse *p)
 		snprintf(p->err, sizeof(p->err), "missing %s", c->operand);
 	else if (c->max_operands >= 0 && p->noperands > c->max_operands)
 		snprintf(p->err, sizeof(p->err), "expected %s%s, got another operand '%s'",
-			 c->max_operands == 1 ? "one " : "", c->operand, p->operands[c->max_operands]);
+			 c->max_operands == 1 ? "one " : "", c->operand,
+			 p->operands[c->max_operands]);
 	else if (c->check)
 		return c->check(p->set, p->err, sizeof(p->err)) ? BAD_USAGE : PARSED;
 	else
@@ -246,5 +248,24 @@ int cli_main(const struct cli_command *cmd, int argc, char **argv)
 	free_lists(cmd, p.set);
 	free(p.set);
 	free(p.operands);
+	return ret;
+}
+
+int cli_check_regexes(const struct select_args *sel, char *err, size_t errlen)
+{
+	struct filter *f = filter__new();
+	char why[768];
+	int ret = f ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !ret && i < sel->n; i++) {
+		if (sel->items[i].kind == 'f')
+			continue;
+		ret = filter__add(f, sel->items[i].arg, false, why, sizeof(why));
+		if (ret)
+			snprintf(err, errlen, "-%c: %s", sel->items[i].kind, why);
+	}
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	filter__free(f);
 	return ret;
 }

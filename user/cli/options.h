@@ -60,26 +60,47 @@ struct cli_list {
 };
 
 #define CLI_OFF(type, field) offsetof(type, field)
-#define CLI_FLAG(s, l, type, field, h)                                                             \
-	{ s, l, CLI_KIND_FLAG, CLI_OFF(type, field), NULL, NULL, h }
-#define CLI_COUNT(s, l, type, field, h)                                                            \
-	{ s, l, CLI_KIND_COUNT, CLI_OFF(type, field), NULL, NULL, h }
-#define CLI_STRING(s, l, type, field, mv, def, h)                                                  \
-	{ s, l, CLI_KIND_STRING, CLI_OFF(type, field), mv, def, h }
-#define CLI_UINT(s, l, type, field, mv, def, lo, hi, h)                                            \
-	{ s, l, CLI_KIND_UINT, CLI_OFF(type, field), mv, def, h, .min = lo, .max = hi }
-#define CLI_SIZE(s, l, type, field, def, lo, hi, p2, h)                                            \
-	{ s, l, CLI_KIND_SIZE, CLI_OFF(type, field), "SIZE", def, h, .min = lo, .max = hi, .pow2 = p2 }
-#define CLI_DURATION(s, l, type, field, def, h)                                                    \
-	{ s, l, CLI_KIND_DURATION, CLI_OFF(type, field), "TIME", def, h }
-#define CLI_ENUM(s, l, type, field, vals, mv, def, h)                                              \
-	{ s, l, CLI_KIND_ENUM, CLI_OFF(type, field), mv, def, h, .values = vals }
-#define CLI_SELECT(s, l, type, field, kind, mv, h)                                                 \
-	{ s, l, CLI_KIND_SELECT, CLI_OFF(type, field), mv, "none", h, .select_kind = kind }
-#define CLI_LIST(s, l, type, field, mv, h)                                                         \
-	{ s, l, CLI_KIND_LIST, CLI_OFF(type, field), mv, "none", h }
-#define CLI_END                                                                                    \
-	{ 0 }
+#define CLI_FLAG(s, l, type, field, h)                                   \
+	{                                                                \
+		s, l, CLI_KIND_FLAG, CLI_OFF(type, field), NULL, NULL, h \
+	}
+#define CLI_COUNT(s, l, type, field, h)                                   \
+	{                                                                 \
+		s, l, CLI_KIND_COUNT, CLI_OFF(type, field), NULL, NULL, h \
+	}
+#define CLI_STRING(s, l, type, field, mv, def, h)                       \
+	{                                                               \
+		s, l, CLI_KIND_STRING, CLI_OFF(type, field), mv, def, h \
+	}
+#define CLI_UINT(s, l, type, field, mv, def, lo, hi, h)                                     \
+	{                                                                                   \
+		s, l, CLI_KIND_UINT, CLI_OFF(type, field), mv, def, h, .min = lo, .max = hi \
+	}
+#define CLI_SIZE(s, l, type, field, def, lo, hi, p2, h)                                          \
+	{                                                                                        \
+		s, l, CLI_KIND_SIZE, CLI_OFF(type, field), "SIZE", def, h, .min = lo, .max = hi, \
+									   .pow2 = p2            \
+	}
+#define CLI_DURATION(s, l, type, field, def, h)                               \
+	{                                                                     \
+		s, l, CLI_KIND_DURATION, CLI_OFF(type, field), "TIME", def, h \
+	}
+#define CLI_ENUM(s, l, type, field, vals, mv, def, h)                                 \
+	{                                                                             \
+		s, l, CLI_KIND_ENUM, CLI_OFF(type, field), mv, def, h, .values = vals \
+	}
+#define CLI_SELECT(s, l, type, field, kind, mv, h)                                              \
+	{                                                                                       \
+		s, l, CLI_KIND_SELECT, CLI_OFF(type, field), mv, "none", h, .select_kind = kind \
+	}
+#define CLI_LIST(s, l, type, field, mv, h)                               \
+	{                                                                \
+		s, l, CLI_KIND_LIST, CLI_OFF(type, field), mv, "none", h \
+	}
+#define CLI_END   \
+	{         \
+		0 \
+	}
 
 struct cli_command {
 	const char *name;
@@ -102,6 +123,11 @@ struct cli_command {
 /* Parses argv (argv[0] is the command name) into settings, then runs the
  * command.  Returns the process exit status. */
 int cli_main(const struct cli_command *cmd, int argc, char **argv);
+struct select_args;
+/* For a command's check(): every -F/-N regex compiles (a bad one is a
+ * usage error, found before anything is opened). */
+int cli_check_regexes(const struct select_args *sel, char *err, size_t errlen);
+
 /* The command's --help text, generated from its table. */
 void cli_help(const struct cli_command *cmd, FILE *f);
 

@@ -58,7 +58,8 @@ int cli_parse_size(const char *s, uint64_t min, uint64_t max, bool pow2, uint64_
 		len--;
 	}
 	if (strict_u64(s, len, &v) || (v << shift) >> shift != v) {
-		snprintf(err, errlen, "'%s' is not a size: write bytes or K, M, G, like 4K or 64M", s);
+		snprintf(err, errlen, "'%s' is not a size: write bytes or K, M, G, like 4K or 64M",
+			 s);
 		return -EINVAL;
 	}
 	v <<= shift;
@@ -80,7 +81,8 @@ int cli_parse_duration(const char *s, uint64_t *out, char *err, size_t errlen)
 		const char *unit;
 		double ns;
 	} units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+		{ "ns", 1 },  { "us", 1e3 }, { "ms", 1e6 },
+		{ "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
 	};
 	char *end;
 	double v;
@@ -97,8 +99,9 @@ int cli_parse_duration(const char *s, uint64_t *out, char *err, size_t errlen)
 			return 0;
 		}
 	}
-	snprintf(err, errlen, "'%s' is not a duration: %s with a unit: ns, us, ms, s, m or h (like 500us)",
-		 s, all_digits(s) ? "give the number" : "write a number");
+	snprintf(err, errlen,
+		 "'%s' is not a duration: %s with a unit: ns, us, ms, s, m or h (like 500us)", s,
+		 all_digits(s) ? "give the number" : "write a number");
 	return -EINVAL;
 }
 
