@@ -15,8 +15,9 @@
 
 static void test_sizes(void **state)
 {
-	static const char *const bad[] = { "x", "-1", "4KB", "", "K", "99999999999999999999",
-					   "17179869184G" };
+	static const char *const bad[] = {
+		"x", "-1", "4KB", "", "K", "99999999999999999999", "17179869184G"
+	};
 	char err[256];
 	uint64_t v;
 
@@ -34,7 +35,8 @@ static void test_sizes(void **state)
 	assert_int_equal(cli_parse_size("3M", 4096, 0, true, &v, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "power of two"));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(cli_parse_size(bad[i], 0, 0, false, &v, err, sizeof(err)), -EINVAL);
+		assert_int_equal(cli_parse_size(bad[i], 0, 0, false, &v, err, sizeof(err)),
+				 -EINVAL);
 }
 
 static void test_durations(void **state)
@@ -43,9 +45,13 @@ static void test_durations(void **state)
 		const char *s;
 		uint64_t ns;
 	} ok[] = {
-		{ "500ns", 500 },	   { "500us", 500000 }, { "1.5ms", 1500000 },
-		{ "2s", 2000000000ull },   { "1m", 60000000000ull },
-		{ "1h", 3600000000000ull }, { "0s", 0 },
+		{ "500ns", 500 },
+		{ "500us", 500000 },
+		{ "1.5ms", 1500000 },
+		{ "2s", 2000000000ull },
+		{ "1m", 60000000000ull },
+		{ "1h", 3600000000000ull },
+		{ "0s", 0 },
 	};
 	char err[256];
 	uint64_t v;

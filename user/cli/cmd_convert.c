@@ -30,7 +30,7 @@ static const struct cli_option options[] = {
 		 "folded: folded stacks, one line per call path (flame graph input)"),
 	CLI_ENUM(0, "weight", S, weight, weight_names, "WEIGHT", "self",
 		 "what a folded line counts: self time in ns, or calls"),
-	CLI_STRING('o', "output", S, out, "FILE", "- (standard output)",
+	CLI_STRING('o', "output", S, out, "FILE", "standard output",
 		   "write FILE (complete or not at all); a device, FIFO or socket is written "
 		   "through"),
 	CLI_END,

@@ -33,6 +33,11 @@ static void wrapped(FILE *f, const char *text, int col)
 	fputc('\n', f);
 }
 
+static bool takes_value(const struct cli_option *o)
+{
+	return o->kind != CLI_KIND_FLAG && o->kind != CLI_KIND_COUNT;
+}
+
 static void option_line(FILE *f, const struct cli_option *o)
 {
 	char left[128], text[1024];
@@ -48,9 +53,9 @@ static void option_line(FILE *f, const struct cli_option *o)
 	for (int i = 0; o->values && o->values[i]; i++)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "%s%s",
 			      i ? ", " : " (one of: ", o->values[i]);
-	if (o->def)
+	if (o->def || !takes_value(o))
 		snprintf(text + n, sizeof(text) - (size_t)n, "%sdefault: %s)",
-			 o->values ? "; " : " (", o->def);
+			 o->values ? "; " : " (", o->def ? o->def : "off");
 	else if (o->values)
 		snprintf(text + n, sizeof(text) - (size_t)n, ")");
 	if (strlen(left) + 1 >= HELP_COLUMN)
