@@ -32,6 +32,7 @@
 #include "object/symbol_map.h"
 #include "object/symbols.h"
 #include "object/xray_map.h"
+#include "object/xray_runtime.h"
 
 #define POLL_MS 50 /* drain at least this often: wakeups are batched */
 
@@ -81,6 +82,7 @@ struct record {
 	uint64_t attach_ns;
 	int cb_err;
 	bool child_done;
+	enum xray_runtime runtime; /* the target's own XRay runtime */
 };
 
 static uint64_t now_ns(void)
@@ -156,6 +158,8 @@ int record__open(const struct record_opts *opts, struct record **out)
 		ret = symbols__load(r->obj, r->map, &so, &r->syms, err, sizeof(err));
 	if (!ret)
 		ret = select_probed(r, err, sizeof(err));
+	if (!ret && !opts->no_xray)
+		r->runtime = xray_runtime__check(r->obj, getenv("XRAY_OPTIONS"));
 	/* Last of the checks, all before anything runs: a FIFO's open waits
 	 * for its reader. */
 	if (!ret)
@@ -487,6 +491,26 @@ int record__run(struct record *r)
 	return drain(r);
 }
 
+/* A warning, so --quiet keeps it: it explains the trace, not progress. */
+static void warn_runtime(const struct record *r, const struct record_summary *sum)
+{
+	if (r->runtime == XRAY_RUNTIME_PATCHES_PREMAIN)
+		fprintf(stderr,
+			"sledtrace: warning: %s links LLVM's XRay runtime and XRAY_OPTIONS has "
+			"patch_premain=true: the runtime rewrote the sleds before main, and a probe "
+			"on a rewritten sled never fires (%llu of %llu functions hit); run it "
+			"without patch_premain\n",
+			r->path, (unsigned long long)sum->functions_hit,
+			(unsigned long long)sum->functions_attached);
+	else if (r->runtime == XRAY_RUNTIME_LINKED && !sum->functions_hit &&
+		 sum->functions_attached)
+		fprintf(stderr,
+			"sledtrace: warning: no function was hit, and %s links LLVM's XRay "
+			"runtime: if it patched its own sleds (__xray_patch, XRAY_OPTIONS "
+			"patch_premain), probes on them never fire\n",
+			r->path);
+}
+
 int record__finish(struct record *r)
 {
 	struct trace_stats st = *collector__stats(r->col);
@@ -514,6 +538,7 @@ int record__finish(struct record *r)
 	sum.unfinished = st.unfinished;
 	sum.path = r->out.path;
 	progress__summary(&r->prog, &sum);
+	warn_runtime(r, &sum);
 	return r->status;
 }
 
