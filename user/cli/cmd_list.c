@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "object/debuginfo.h"
 #include "object/elf_object.h"
 #include "probe/probe_plan.h"
 #include "probe/select.h"
@@ -21,6 +22,7 @@
 struct list_args {
 	const char *path;
 	bool mangled, no_xray, exits;
+	const char *debug_dir;
 	struct select_args sel;
 };
 
@@ -34,6 +36,8 @@ static const struct cli_option options[] = {
 	CLI_SELECT(0, "filter-file", S, sel, 'f', "FILE",
 		   "patterns from FILE (see 'sledtrace filter')"),
 	CLI_FLAG(0, "no-xray", S, no_xray, "list function symbols (what record --no-xray probes)"),
+	CLI_STRING(0, "debug-dir", S, debug_dir, "DIR", DEBUGINFO_ROOT,
+		   "with --no-xray, where a stripped OBJECT's debug files are (.build-id/...)"),
 	CLI_FLAG(0, "mangled", S, mangled, "show raw symbol names instead of demangled ones"),
 	CLI_FLAG(0, "exits", S, exits,
 		 "add how record --exit=auto sees each function's returns: 'ret' (uretprobe), "
@@ -43,7 +47,13 @@ static const struct cli_option options[] = {
 
 static int check(void *set, char *err, size_t errlen)
 {
-	return cli_check_regexes(&((S *)set)->sel, err, errlen);
+	S *a = set;
+
+	if (a->debug_dir && !a->no_xray) {
+		snprintf(err, errlen, "--debug-dir only means something with --no-xray");
+		return -1;
+	}
+	return cli_check_regexes(&a->sel, err, errlen);
 }
 
 static void print_row(const struct xray_function *f, const struct symbol_info *si,
@@ -103,7 +113,7 @@ static int load(struct list_args *a, struct elf_object *obj, struct xray_map **m
 	struct filter *f = NULL;
 	int ret;
 
-	ret = a->no_xray ? symbol_map__build(obj, map, err, len)
+	ret = a->no_xray ? symbol_map__build(obj, a->debug_dir, map, err, len)
 			 : xray_map__load(obj, map, err, len);
 	if (!ret)
 		ret = symbols__load(obj, *map, &sopts, syms, err, len);

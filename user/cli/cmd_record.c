@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "object/debuginfo.h"
 #include "record/record.h"
 #include "record/record_opts.h"
 
@@ -47,6 +48,8 @@ static const struct cli_option options[] = {
 	CLI_FLAG(0, "no-xray", S, no_xray,
 		 "the binary has no sleds: probe its function symbols (entry and return)"),
 	CLI_FLAG(0, "all", S, all, "with --no-xray, every function symbol (else give --filter)"),
+	CLI_STRING(0, "debug-dir", S, debug_dir, "DIR", DEBUGINFO_ROOT,
+		   "with --no-xray, where a stripped COMMAND's debug files are (.build-id/...)"),
 	CLI_FLAG(0, "mangled", S, mangled, "keep raw symbol names"),
 	CLI_FLAG(0, "no-events", S, no_events,
 		 "benchmarks: probes fire but record nothing (the cost floor)"),
@@ -79,6 +82,8 @@ static int check(void *set, char *err, size_t errlen)
 			 "or say --all");
 	else if (o->no_xray && o->exits == EXIT_SLED)
 		snprintf(err, errlen, "--exit=sled needs XRay exit sleds; not with --no-xray");
+	else if (o->debug_dir && !o->no_xray)
+		snprintf(err, errlen, "--debug-dir only means something with --no-xray");
 	else if (o->sel.allow_empty && !o->sel.n)
 		snprintf(err, errlen, "--allow-empty only means something with a filter");
 	else if (o->quiet && o->verbose)

@@ -38,6 +38,8 @@ struct elf_object {
 	struct sym_entry **by_addr;
 	struct sym_entry **by_name;
 	size_t nfuncs;
+	bool has_symtab;	  /* not stripped */
+	struct elf_object *debug; /* separate debug file whose names syms uses */
 };
 
 static int read_loads(struct elf_object *obj)
@@ -223,6 +225,7 @@ static int read_symbols(struct elf_object *obj)
 		if (!gelf_getshdr(scn, &sh) ||
 		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
+		obj->has_symtab |= sh.sh_type == SHT_SYMTAB;
 		err = append_symtab(obj, scn, &sh, &cap);
 		if (err)
 			return err;
@@ -353,12 +356,56 @@ void elf_object__free(struct elf_object *obj)
 	free(obj->by_name);
 	free(obj->syms);
 	free(obj->loads);
+	elf_object__free(obj->debug);
 	if (obj->elf)
 		elf_end(obj->elf);
 	if (obj->fd >= 0)
 		close(obj->fd);
 	free(obj->path);
 	free(obj);
+}
+
+bool elf_object__has_symtab(const struct elf_object *obj)
+{
+	return obj->has_symtab;
+}
+
+/* A debug file made by objcopy --only-keep-debug has the object's
+ * addresses; its symbols join the object's (names stay in its memory). */
+int elf_object__add_debug_symbols(struct elf_object *obj, const char *path, char *err,
+				  size_t errlen)
+{
+	struct elf_object *dbg;
+	struct sym_entry *syms;
+	int ret = elf_object__open(path, &dbg, err, errlen);
+
+	if (ret)
+		return ret;
+	if (*obj->build_id && *dbg->build_id && strcmp(obj->build_id, dbg->build_id)) {
+		snprintf(err, errlen, "%s has build-id %s, not %s's %s", path, dbg->build_id,
+			 obj->path, obj->build_id);
+		elf_object__free(dbg);
+		return -ESTALE;
+	}
+	syms = realloc(obj->syms, (obj->nsyms + dbg->nsyms + 1) * sizeof(*syms));
+	if (!syms) {
+		elf_object__free(dbg);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(syms + obj->nsyms, dbg->syms, dbg->nsyms * sizeof(*syms));
+	obj->syms = syms;
+	obj->nsyms += dbg->nsyms;
+	elf_object__free(obj->debug);
+	obj->debug = dbg;
+	free(obj->by_addr);
+	free(obj->by_name);
+	obj->by_addr = obj->by_name = NULL;
+	dedupe_symbols(obj);
+	ret = index_functions(obj);
+	if (ret)
+		snprintf(err, errlen, "out of memory");
+	return ret;
 }
 
 const char *elf_object__path(const struct elf_object *obj)

@@ -44,6 +44,12 @@ size_t elf_object__symbol_count(const struct elf_object *obj);
 const struct elf_symbol *elf_object__symbol(const struct elf_object *obj, size_t i);
 /* The defined function symbol named name (exact), or NULL. */
 const struct elf_symbol *elf_object__find_symbol(const struct elf_object *obj, const char *name);
+/* Whether the object has a .symtab (false: stripped, .dynsym at most). */
+bool elf_object__has_symtab(const struct elf_object *obj);
+/* Adds the symbols of obj's separate debug file at path; -ESTALE (with
+ * err) when its build-id is another build's. */
+int elf_object__add_debug_symbols(struct elf_object *obj, const char *path, char *err,
+				  size_t errlen);
 /* The best function symbol containing addr (prefers global, sized), or NULL. */
 const struct elf_symbol *elf_object__symbol_at(const struct elf_object *obj, uint64_t addr);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "object/debuginfo.h"
 #include "object/symbol_map.h"
 
 static int cmp_addr(const void *a, const void *b)
@@ -34,22 +35,47 @@ static size_t function_starts(const struct elf_object *obj, uint64_t *addrs)
 	return u;
 }
 
-int symbol_map__build(struct elf_object *obj, struct xray_map **out, char *err, size_t errlen)
+/* A stripped object gets its debug file's symbols; without them only its
+ * exported functions are left, which is worth a warning, or none at all,
+ * which is an error that says where the symbols would come from. */
+static int add_debug_symbols(struct elf_object *obj, const char *debug_root, char *why,
+			     size_t whylen)
 {
-	size_t nsyms = elf_object__symbol_count(obj), n;
-	uint64_t *addrs = malloc((nsyms + 1) * sizeof(*addrs));
-	struct xray_map *m = calloc(1, sizeof(*m));
+	char found[4096];
+	int ret = debuginfo__load(obj, debug_root ? debug_root : DEBUGINFO_ROOT, found,
+				  sizeof(found), why, whylen);
 
+	return ret == -ENOENT ? 1 : ret;
+}
+
+int symbol_map__build(struct elf_object *obj, const char *debug_root, struct xray_map **out,
+		      char *err, size_t errlen)
+{
+	size_t nsyms, n;
+	uint64_t *addrs;
+	struct xray_map *m;
+	int missing = add_debug_symbols(obj, debug_root, err, errlen);
+
+	if (missing < 0)
+		return missing;
+	nsyms = elf_object__symbol_count(obj);
+	addrs = malloc((nsyms + 1) * sizeof(*addrs));
+	m = calloc(1, sizeof(*m));
 	if (!addrs || !m)
 		goto nomem;
 	n = function_starts(obj, addrs);
 	if (!n) {
-		snprintf(err, errlen, "%s has no function symbols to probe (is it stripped?)",
-			 elf_object__path(obj));
+		if (!missing)
+			snprintf(err, errlen, "%s has no function symbols to probe",
+				 elf_object__path(obj));
 		free(addrs);
 		free(m);
 		return -ENODATA;
 	}
+	if (missing)
+		fprintf(stderr,
+			"sledtrace: warning: %s; only its %zu exported functions can be probed\n",
+			err, n);
 	m->funcs = calloc(n, sizeof(*m->funcs));
 	m->sleds = calloc(n, sizeof(*m->sleds));
 	if (!m->funcs || !m->sleds)

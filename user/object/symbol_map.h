@@ -13,7 +13,10 @@
 #include "object/elf_object.h"
 #include "object/xray_map.h"
 
-/* -ENODATA when the object has no sized function symbols (stripped). */
-int symbol_map__build(struct elf_object *obj, struct xray_map **out, char *err, size_t errlen);
+/* A stripped object's symbols come from its debug file under debug_root
+ * (NULL: /usr/lib/debug; see debuginfo.h).  -ENODATA when no sized
+ * function symbol is left, with err saying which package has them. */
+int symbol_map__build(struct elf_object *obj, const char *debug_root, struct xray_map **out,
+		      char *err, size_t errlen);
 
 #endif

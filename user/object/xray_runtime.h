@@ -10,8 +10,8 @@
 #include "object/elf_object.h"
 
 enum xray_runtime {
-	XRAY_RUNTIME_NONE,	   /* built with -fnoxray-link-deps: sleds stay ours */
-	XRAY_RUNTIME_LINKED,	   /* the runtime is there; it patches only if asked */
+	XRAY_RUNTIME_NONE,	      /* built with -fnoxray-link-deps: sleds stay ours */
+	XRAY_RUNTIME_LINKED,	      /* the runtime is there; it patches only if asked */
 	XRAY_RUNTIME_PATCHES_PREMAIN, /* ... and xray_options asks it to before main */
 };
 

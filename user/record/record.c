@@ -151,7 +151,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 			    ret == -ENOENT ? "command not found" : strerror(-ret));
 	ret = elf_object__open(r->path, &r->obj, err, sizeof(err));
 	if (!ret && opts->no_xray)
-		ret = symbol_map__build(r->obj, &r->map, err, sizeof(err));
+		ret = symbol_map__build(r->obj, opts->debug_dir, &r->map, err, sizeof(err));
 	else if (!ret)
 		ret = xray_map__load(r->obj, &r->map, err, sizeof(err));
 	if (!ret)

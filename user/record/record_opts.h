@@ -26,6 +26,7 @@ struct record_opts {
 	uint64_t min_duration_ns; /* 0: keep every call */
 	bool no_xray;		  /* probe symbols, not sleds */
 	bool all;		  /* --no-xray without a filter */
+	const char *debug_dir;	  /* --no-xray: where debug files are; NULL: default */
 	bool no_events;		  /* benchmarks: probes fire, BPF emits nothing */
 	char **argv;		  /* the command, NULL-terminated */
 };
