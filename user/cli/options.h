@@ -8,7 +8,10 @@
  *     CLI_FLAG('q', "quiet", struct record_opts, quiet, "no status line, no summary"),
  *     CLI_ENUM(0, "exit", struct record_opts, exits, exit_names, "MODE", "auto", "how returns are seen"),
  * plus, when it only means something together with another option, a line
- * in the command's check() (an option that would do nothing is an error).
+ * in the command's check() (an option that would do nothing is an error),
+ * and its line in docs/sledtrace.1 and completion/sledtrace (the cli-docs
+ * test fails until both have it).  --help and --version come with every
+ * command; enum values and defaults are shown by --help from the entry.
  *
  * Syntax: --name=V, --name V, -xV, -x V, bundled short flags (-qv), "--"
  * ends the options, "-" alone is an operand.  Long names are never
