@@ -10,7 +10,8 @@ mknod (never the system's own /dev nodes):
   still reports the same event counts as a real recording;
 - a full-like (1:7) device: one error line, exit 1, the node unharmed;
 - a FIFO (read by a thread) and a listening unix socket: the output streams
-  through them and they stay what they were;
+  through them and they stay what they were; a FIFO whose reader leaves
+  early makes record fail with one line while its command runs to the end;
 - a symlink to a regular file: the target gets the output, the link stays;
   a symlink to a device is written through; a dangling symlink is refused;
 - a directory, a missing directory, a block device and (as user nobody) a
@@ -43,16 +44,17 @@ class Ctx:
         self.st, self.fixture, self.command, self.work = sledtrace, fixture, command, work
         self.trace = os.path.join(work, "input.pftrace")
 
-    def argv(self, out):
+    def argv(self, out, quiet=False):
         """The command under test writing to out."""
         if self.command == "record":
-            return [self.st, "record", "-o", out, "--", self.fixture]
+            return [self.st, "record"] + (["-q"] if quiet else []) + ["-o", out, "--",
+                                                                     self.fixture]
         if self.command == "convert":
             return [self.st, "convert", "--weight=calls", self.trace, "-o", out]
         return [self.st, "filter", self.fixture, "-F", "^leaf", "-o", out]
 
-    def run(self, out, prefix=(), env=None, stdout=subprocess.PIPE):
-        argv = list(prefix) + self.argv(out)
+    def run(self, out, prefix=(), env=None, stdout=subprocess.PIPE, quiet=False):
+        argv = list(prefix) + self.argv(out, quiet)
         print("running: " + " ".join(argv))
         e = dict(os.environ, **(env or {}))
         p = subprocess.run(argv, cwd=self.work, stdin=subprocess.DEVNULL, stdout=stdout,
@@ -191,6 +193,28 @@ def case_fifo(ctx):
     ctx.check_content(b"".join(chunks), "FIFO")
 
 
+def case_fifo_closed(ctx):
+    """record: a FIFO whose reader goes away mid-trace is one error line,
+    and the traced command still runs to its end."""
+    if ctx.command != "record":
+        print("  (record only: the other commands die of SIGPIPE like any filter)")
+        return
+    fifo = os.path.join(ctx.work, "fifo")
+    os.mkfifo(fifo)
+
+    def read_a_little():
+        with open(fifo, "rb") as f:
+            f.read(10)
+    t = threading.Thread(target=read_a_little)
+    t.start()
+    status, stdout, err = ctx.run(fifo, quiet=True)
+    t.join(60)
+    one_error_line(status, err, "FIFO closed by its reader")
+    if "Broken pipe" not in err or b"COUNT " not in stdout:
+        raise CheckFailed("FIFO closed by its reader: expected 'Broken pipe' and a "
+                          "complete run of the command:\n%s" % err)
+
+
 def case_socket(ctx):
     path = os.path.join(ctx.work, "sock")
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -275,7 +299,7 @@ def case_refused(ctx):
 
 CASES = {
     "regular": case_regular, "stdout": case_stdout, "null": case_null, "full": case_full,
-    "fifo": case_fifo, "socket": case_socket, "symlinks": case_symlinks,
+    "fifo": case_fifo, "fifo-closed": case_fifo_closed, "socket": case_socket, "symlinks": case_symlinks,
     "refused": case_refused,
 }
 

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "object/debuginfo.h"
+#include "probe/launch.h"
 #include "record/record.h"
 #include "record/record_opts.h"
 
@@ -117,6 +118,10 @@ static int run(void *set, char **operands, int noperands)
 
 	(void)noperands;
 	o->argv = operands;
+	/* A trace output that closes (a FIFO's or socket's reader gone) is a
+	 * write error with its one line, not a silent death mid-run.  The
+	 * other commands die of SIGPIPE like any filter in a pipeline. */
+	launch__ignore_sigpipe();
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	err = record__open(o, &r);
 	ms[0] = ms_since(&t);

@@ -7,7 +7,6 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "probe/launch.h"
 
 static const struct cli_command *const commands[] = {
 	&cmd_record, &cmd_list, &cmd_report, &cmd_convert, &cmd_filter,
@@ -58,8 +57,6 @@ int main(int argc, char **argv)
 {
 	const struct cli_command *c;
 
-	/* A closed output (a pipe, a FIFO's reader gone) is a write error. */
-	launch__ignore_sigpipe();
 	if (argc < 2) {
 		fprintf(stderr, "sledtrace: no command given (try 'sledtrace help')\n");
 		return EXIT_USAGE;
