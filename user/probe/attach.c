@@ -7,49 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/syscall.h>
 
-#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "probe/attach.h"
 
-#define BPF_TRACE_UPROBE_MULTI_NR 48 /* enum bpf_attach_type, kernel >= 6.6 */
-#define BPF_F_UPROBE_MULTI_RETURN_NR 1u
-
-/* BPF_LINK_CREATE's uprobe_multi layout (union bpf_attr, kernel >= 6.6).
- * The installed uapi header predates it; the kernel zero-fills the tail of
- * a shorter attr, so this prefix is all it needs. */
-struct uprobe_multi_attr {
-	uint32_t prog_fd;
-	uint32_t target_fd;
-	uint32_t attach_type;
-	uint32_t flags;
-	uint64_t path;
-	uint64_t offsets;
-	uint64_t ref_ctr_offsets;
-	uint64_t cookies;
-	uint32_t cnt;
-	uint32_t uprobe_flags;
-	uint32_t pid;
-	uint32_t pad;
-};
-
 struct probe_group {
 	struct bpf_program *prog;
 	char *path;
 	int retprobe;
-	uint64_t *offsets;
-	uint64_t *cookies;
+	unsigned long *offsets; /* libbpf's type for file offsets */
+	__u64 *cookies;		/* libbpf's type for cookies */
 	size_t cnt, cap;
-};
-
-/* A multi link is a bare fd; a perf link is libbpf's. */
-struct attached {
-	int fd;
-	struct bpf_link *link;
 };
 
 struct attacher {
@@ -57,7 +27,7 @@ struct attacher {
 	enum attach_mode mode;
 	struct probe_group *groups;
 	size_t ngroups;
-	struct attached *links;
+	struct bpf_link **links;
 	size_t nlinks, links_cap;
 	size_t nprobes;
 };
@@ -108,11 +78,22 @@ void attacher__set_pid(struct attacher *a, pid_t pid)
 	a->opts.pid = pid;
 }
 
+/* The programs are SEC("uprobe") so that the perf fallback can load them
+ * as they are; a multi link needs them loaded with the attach type libbpf
+ * gives SEC("uprobe.multi"), which we ask libbpf for rather than spell out
+ * (the uapi header of Debian 12 predates it). */
 int attacher__prepare(struct attacher *a, struct bpf_program *prog)
 {
+	enum bpf_prog_type type;
+	enum bpf_attach_type multi;
+	int err;
+
 	if (a->mode != ATTACH_MULTI)
 		return 0;
-	return bpf_program__set_expected_attach_type(prog, BPF_TRACE_UPROBE_MULTI_NR);
+	err = libbpf_prog_type_by_name("uprobe.multi", &type, &multi);
+	if (err)
+		return err;
+	return bpf_program__set_expected_attach_type(prog, multi);
 }
 
 static struct probe_group *group_for(struct attacher *a, struct bpf_program *prog, const char *path,
@@ -149,15 +130,16 @@ int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path
 		return -ENOMEM;
 	if (g->cnt == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 256;
-		uint64_t *o = realloc(g->offsets, cap * sizeof(*o));
+		unsigned long *o = realloc(g->offsets, cap * sizeof(*o));
+		__u64 *c;
 
 		if (!o)
 			return -ENOMEM;
 		g->offsets = o;
-		o = realloc(g->cookies, cap * sizeof(*o));
-		if (!o)
+		c = realloc(g->cookies, cap * sizeof(*c));
+		if (!c)
 			return -ENOMEM;
-		g->cookies = o;
+		g->cookies = c;
 		g->cap = cap;
 	}
 	g->offsets[g->cnt] = offset;
@@ -167,18 +149,21 @@ int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path
 	return 0;
 }
 
-static int push_link(struct attacher *a, int fd, struct bpf_link *link)
+/* Keeps link, or destroys it when it cannot be kept. */
+static int push_link(struct attacher *a, struct bpf_link *link)
 {
 	if (a->nlinks == a->links_cap) {
 		size_t cap = a->links_cap ? a->links_cap * 2 : 16;
-		struct attached *l = realloc(a->links, cap * sizeof(*l));
+		struct bpf_link **l = realloc(a->links, cap * sizeof(*l));
 
-		if (!l)
+		if (!l) {
+			bpf_link__destroy(link);
 			return -ENOMEM;
+		}
 		a->links = l;
 		a->links_cap = cap;
 	}
-	a->links[a->nlinks++] = (struct attached){ .fd = fd, .link = link };
+	a->links[a->nlinks++] = link;
 	return 0;
 }
 
@@ -188,25 +173,15 @@ static int push_link(struct attacher *a, int fd, struct bpf_link *link)
 
 static int attach_multi_range(struct attacher *a, struct probe_group *g, size_t first, size_t cnt)
 {
-	struct uprobe_multi_attr attr;
-	int fd, err;
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, uo, .offsets = g->offsets + first,
+		    .cookies = g->cookies + first, .cnt = cnt, .retprobe = g->retprobe);
+	struct bpf_link *link;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_fd = bpf_program__fd(g->prog);
-	attr.attach_type = BPF_TRACE_UPROBE_MULTI_NR;
-	attr.path = (uint64_t)(uintptr_t)g->path;
-	attr.offsets = (uint64_t)(uintptr_t)(g->offsets + first);
-	attr.cookies = (uint64_t)(uintptr_t)(g->cookies + first);
-	attr.cnt = (uint32_t)cnt;
-	attr.uprobe_flags = g->retprobe ? BPF_F_UPROBE_MULTI_RETURN_NR : 0;
-	attr.pid = a->opts.pid > 0 ? (uint32_t)a->opts.pid : 0;
-	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	if (fd < 0)
+	link = bpf_program__attach_uprobe_multi(g->prog, a->opts.pid > 0 ? a->opts.pid : -1,
+						g->path, NULL, &uo);
+	if (!link)
 		return -errno;
-	err = push_link(a, fd, NULL);
-	if (err)
-		close(fd);
-	return err;
+	return push_link(a, link);
 }
 
 static int attach_multi(struct attacher *a, struct probe_group *g)
@@ -234,11 +209,9 @@ static int attach_perf(struct attacher *a, struct probe_group *g)
 						       g->path, g->offsets[i], &uo);
 		if (!link)
 			return -errno;
-		err = push_link(a, -1, link);
-		if (err) {
-			bpf_link__destroy(link);
+		err = push_link(a, link);
+		if (err)
 			return err;
-		}
 	}
 	return 0;
 }
@@ -289,12 +262,8 @@ size_t attacher__link_count(const struct attacher *a)
  * threads saved only ~15%, so links are simply closed in order. */
 static void detach_all(struct attacher *a)
 {
-	for (size_t i = 0; i < a->nlinks; i++) {
-		if (a->links[i].link)
-			bpf_link__destroy(a->links[i].link);
-		else if (a->links[i].fd >= 0)
-			close(a->links[i].fd);
-	}
+	for (size_t i = 0; i < a->nlinks; i++)
+		bpf_link__destroy(a->links[i]);
 }
 
 void attacher__free(struct attacher *a)

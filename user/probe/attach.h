@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* attach.h: the mass attacher.  Probes are queued per (program, file) and
  * attached in one go: one uprobe_multi link per group (kernel >= 6.6,
- * through the raw BPF_LINK_CREATE syscall since libbpf 1.1 has no API for
- * it), or one perf-event uprobe per address as the fallback.  Policy in one
- * line: prefer multi, fall back to perf when the kernel lacks uprobe_multi. */
+ * libbpf's bpf_program__attach_uprobe_multi), or one perf-event uprobe per
+ * address as the fallback.  Policy in one line: prefer multi, fall back to
+ * perf when the kernel lacks uprobe_multi. */
 #ifndef SLEDTRACE_ATTACH_H
 #define SLEDTRACE_ATTACH_H
 
@@ -34,7 +34,7 @@ enum attach_mode attacher__mode(const struct attacher *a);
 /* Probes attached from now on fire only in pid (and its threads). */
 void attacher__set_pid(struct attacher *a, pid_t pid);
 /* Must run after bpf_object__open and before load: multi links need the
- * programs loaded with expected_attach_type BPF_TRACE_UPROBE_MULTI. */
+ * programs loaded with the uprobe_multi expected attach type. */
 int attacher__prepare(struct attacher *a, struct bpf_program *prog);
 /* Queues one probe.  retprobe: a uretprobe at offset.  path is copied. */
 int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path, uint64_t offset,
