@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """check_perfetto_rules.py: an independent check of the Perfetto traces
-sledtrace writes, against the rules trace_processor applies (formats.md).
+sledtrace writes, against the rules trace_processor applies (docs/FORMATS.md).
 It shares no code with the C writer or reader: it walks the protobuf wire
 format itself (compressed_packets inflated with zlib) and checks:
 every packet carries a trusted_packet_sequence_id; a sequence's first

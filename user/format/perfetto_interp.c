@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* perfetto_interp.c: applies trace_processor's rules to unpacked packets
- * (formats.md): a sequence is invalid until INCREMENTAL_STATE_CLEARED,
+ * (docs/FORMATS.md): a sequence is invalid until INCREMENTAL_STATE_CLEARED,
  * interned ids are per sequence and field, incremental clocks add deltas
  * in file order, events default to the sequence's track, an END pops the
  * innermost open slice (and is ignored when none is open), nesting beyond

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* perfetto_interp.h: what Perfetto packets mean, per trace_processor's
- * rules (formats.md): sequences, interning, clocks, tracks, slices.  The
+ * rules (docs/FORMATS.md): sequences, interning, clocks, tracks, slices.  The
  * reader (perfetto_reader.c) does the bytes; this turns each unpacked
  * packet into frame_builder calls. */
 #ifndef SLEDTRACE_PERFETTO_INTERP_H

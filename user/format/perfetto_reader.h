@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perfetto_reader.h: streams a Perfetto trace file into a frame_sink,
  * through a frame_builder.  It applies trace_processor's rules (see
- * formats.md), so what it gives back is what trace_processor would show:
+ * docs/FORMATS.md), so what it gives back is what trace_processor would show:
  * slices per thread track, names merged into one function id per distinct
  * name, plus sledtrace's elided records and stats when the trace has them. */
 #ifndef SLEDTRACE_PERFETTO_READER_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* perfetto_writer.c: streams frames as a Perfetto trace (layout in
- * perfetto_writer.h and formats.md).  BEGIN/END packets are the hot path
+ * perfetto_writer.h and docs/FORMATS.md).  BEGIN/END packets are the hot path
  * (every traced call) and are encoded by hand into the thread's pending
  * buffer; the rare packets (sequence start, descriptors, stats) go through
  * protobuf-c.  Pending buffers are already a serialized Trace message, so
