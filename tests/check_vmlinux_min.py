@@ -60,8 +60,8 @@ def main():
         sys.exit("meson did not fall back to bpf/vmlinux_min.h:\n" + log[-4000:])
     run(["meson", "compile", "-C", a.build_dir, "sledtrace"], "building without kernel BTF")
 
-    main_log = os.path.join(os.path.dirname(os.path.dirname(a.main_bpf_object)),
-                            "meson-logs", "meson-log.txt")
+    main_build = os.path.dirname(os.path.dirname(os.path.abspath(a.main_bpf_object)))
+    main_log = os.path.join(main_build, "meson-logs", "meson-log.txt")
     with open(main_log, errors="replace") as f:
         if "vmlinux.h from kernel BTF" not in f.read():
             sys.exit("the main build did not use kernel BTF: nothing to compare with")
