@@ -50,7 +50,7 @@ def main():
     ap.add_argument("--fixture", required=True)
     a = ap.parse_args()
 
-    opts = ["--buildtype=plain", "-Dvmlinux_btf=" + MISSING_BTF]
+    opts = ["--buildtype=debugoptimized", "-Dvmlinux_btf=" + MISSING_BTF]
     if os.path.exists(os.path.join(a.build_dir, "meson-private", "coredata.dat")):
         setup = ["meson", "setup", "--reconfigure", a.build_dir, a.source_root] + opts
     else:
