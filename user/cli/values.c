@@ -42,7 +42,11 @@ static const char *human_size(char *buf, size_t len, uint64_t v)
 		v >>= 10;
 		i++;
 	}
-	snprintf(buf, len, "%llu%.*s", (unsigned long long)v, i >= 0, i >= 0 ? &suffix[i] : "");
+	/* A char argument, not "%.*s" into suffix: gcc 12 at -O0 crashes on that. */
+	if (i >= 0)
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, suffix[i]);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
 	return buf;
 }
 
@@ -119,19 +123,27 @@ int cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out, cha
 	return 0;
 }
 
+/* Appends src to the NUL-terminated dst of size cap, truncating. */
+static void append(char *dst, size_t cap, const char *src)
+{
+	size_t used = strlen(dst);
+
+	if (used + 1 < cap)
+		snprintf(dst + used, cap - used, "%s", src);
+}
+
 int cli_parse_enum(const char *s, const char *const *names, int *out, char *err, size_t errlen)
 {
-	size_t n = 0;
-	int len;
-
 	for (int i = 0; names[i]; i++)
 		if (!strcmp(s, names[i])) {
 			*out = i;
 			return 0;
 		}
-	len = snprintf(err, errlen, "'%s' is not one of ", s);
-	for (int i = 0; names[i] && len >= 0 && (size_t)len + n < errlen; i++)
-		n += (size_t)snprintf(err + len + n, errlen - len - n, "%s%s", i ? ", " : "",
-				      names[i]);
+	snprintf(err, errlen, "'%s' is not one of ", s);
+	for (int i = 0; names[i]; i++) {
+		if (i)
+			append(err, errlen, ", ");
+		append(err, errlen, names[i]);
+	}
 	return -EINVAL;
 }
