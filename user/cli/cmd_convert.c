@@ -1,83 +1,119 @@
 // SPDX-License-Identifier: MIT
-/* cmd_convert.c: `sledtrace convert`: reads a trace once through the one
- * reader and frame model and writes it in another format. */
+/* cmd_convert.c: `sledtrace convert`: its option table; the work is
+ * analysis/convert.c's (one reader, one frame model, every format). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "model/calltree.h"
+#include "analysis/convert.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "format/folded.h"
-#include "util/output_file.h"
-#include "format/perfetto_reader.h"
-
-enum convert_to { CONVERT_FOLDED };
 
 struct convert_args {
-	const char *in, *out;
-	int to;	    /* enum convert_to */
+	const char *out;
+	int to;	    /* enum convert_format */
 	int weight; /* enum folded_weight */
+	const char *repo_root;
+	uint32_t width;
+	const char *min_width;
 };
 
 #define S struct convert_args
 
-static const char *const to_names[] = { "folded", NULL };
+/* In enum convert_format's order. */
+static const char *const to_names[] = { "folded", "pprof", "chrome",   "pola", "cgr",
+					"dot",	  "svg",   "perfetto", NULL };
 static const char *const weight_names[] = { "self", "calls", NULL };
 
 static const struct cli_option options[] = {
 	CLI_ENUM(0, "to", S, to, to_names, "FORMAT", "folded",
-		 "folded: folded stacks, one line per call path (flame graph input)"),
+		 "folded: folded stacks (flame graph input); pprof: gzip'd pprof profile; "
+		 "chrome: Chrome trace JSON; pola: sftrace's Parquet layout (OUT and OUT.symtab); "
+		 "cgr: code-graph-rag call edges; dot: Graphviz call graph; svg: flame graph; "
+		 "perfetto: gzip'd copy of the trace"),
 	CLI_ENUM(0, "weight", S, weight, weight_names, "WEIGHT", "self",
 		 "what a folded line counts: self time in ns, or calls"),
+	CLI_STRING(0, "repo-root", S, repo_root, "DIR", "none",
+		   "cgr: only functions whose source is under DIR (absolute)"),
+	CLI_UINT(0, "width", S, width, "PX", "1200", 100, 100000, "svg: image width in pixels"),
+	CLI_STRING(0, "min-width", S, min_width, "PX", "0.1",
+		   "svg: leave out frames narrower than PX pixels"),
 	CLI_STRING('o', "output", S, out, "FILE", "standard output",
 		   "write FILE (complete or not at all); a device, FIFO or socket is written "
 		   "through"),
 	CLI_END,
 };
 
-struct folded_job {
-	const struct calltree *ct;
-	enum folded_weight weight;
-};
-
-static int write_folded(FILE *f, void *ctx)
+static int parse_min_width(const char *s, double *v)
 {
-	const struct folded_job *job = ctx;
+	char *end;
 
-	return folded__write(job->ct, job->weight, f);
+	*v = strtod(s, &end);
+	return *end || end == s || !(*v >= 0 && *v <= 1000) ? -1 : 0;
+}
+
+/* Options that would do nothing are errors. */
+static int check(void *set, char *err, size_t errlen)
+{
+	S *a = set;
+	double v;
+
+	if ((a->to == CONVERT_CGR) != (a->repo_root != NULL)) {
+		snprintf(err, errlen,
+			 a->repo_root ? "--repo-root is for --to=cgr"
+				      : "--to=cgr needs --repo-root DIR");
+		return -1;
+	}
+	if (a->repo_root && a->repo_root[0] != '/') {
+		snprintf(err, errlen, "--repo-root must be an absolute path: '%s'", a->repo_root);
+		return -1;
+	}
+	if ((a->width || a->min_width) && a->to != CONVERT_SVG) {
+		snprintf(err, errlen, "--width and --min-width are for --to=svg");
+		return -1;
+	}
+	if (a->min_width && parse_min_width(a->min_width, &v)) {
+		snprintf(err, errlen, "bad --min-width '%s' (pixels, 0 to 1000)", a->min_width);
+		return -1;
+	}
+	if (a->weight != FOLDED_SELF_NS && a->to != CONVERT_FOLDED) {
+		snprintf(err, errlen, "--weight is for --to=folded");
+		return -1;
+	}
+	if (a->to == CONVERT_POLA && !strcmp(a->out, "-")) {
+		snprintf(err, errlen, "--to=pola writes two files: give -o FILE");
+		return -1;
+	}
+	return 0;
 }
 
 static int run(void *set, char **operands, int noperands)
 {
-	struct convert_args *a = set;
-	struct folded_job job = { NULL, (enum folded_weight)a->weight };
-	struct calltree *ct = NULL;
-	struct output_file out;
-	struct frame_sink sink;
-	char err[8192];
+	S *a = set;
+	struct convert_opts o = {
+		.to = (enum convert_format)a->to,
+		.in = operands[0],
+		.out = a->out,
+		.weight = (enum folded_weight)a->weight,
+		.repo_root = a->repo_root,
+		.svg_width = a->width,
+		.svg_min_width = -1,
+	};
+	char err[8192], warn[512];
 	int ret;
 
 	(void)noperands;
-	a->in = operands[0];
-	/* A bad -o fails before anything is read. */
-	ret = output_file__create(&out, a->out, err, sizeof(err));
-	if (!ret && calltree__new(&ct)) {
-		snprintf(err, sizeof(err), "out of memory");
-		ret = -ENOMEM;
-	}
-	if (!ret) {
-		sink = calltree__sink(ct);
-		ret = perfetto_reader__read(a->in, &sink, err, sizeof(err));
-	}
-	job.ct = ct;
-	if (!ret)
-		ret = output_file__write_opened(&out, write_folded, &job, err, sizeof(err));
-	if (ret)
+	if (a->min_width)
+		parse_min_width(a->min_width, &o.svg_min_width);
+	ret = convert__run(&o, err, sizeof(err), warn, sizeof(warn));
+	if (ret) {
 		fprintf(stderr, "sledtrace: %s\n", err);
-	output_file__abort(&out);
-	calltree__free(ct);
-	return ret ? EXIT_FAILURE_RUN : EXIT_OK;
+		return EXIT_FAILURE_RUN;
+	}
+	if (warn[0])
+		fprintf(stderr, "sledtrace: %s\n", warn);
+	return EXIT_OK;
 }
 
 static void init(void *set)
@@ -87,13 +123,15 @@ static void init(void *set)
 
 const struct cli_command cmd_convert = {
 	.name = "convert",
-	.summary = "convert a trace (folded stacks)",
+	.summary = "convert a trace (pprof, chrome, pola, cgr, dot, svg, folded, perfetto)",
 	.synopsis = "[OPTIONS] TRACE",
-	.about = "Reads TRACE ('-' is standard input) once and writes it in another format.",
+	.about = "Reads TRACE ('-' is standard input) once and writes it in another format "
+		 "(docs/exports.md).  A trace that lost events is converted, with a warning.",
 	.operand = "TRACE",
 	.options = options,
 	.min_operands = 1,
 	.max_operands = 1,
+	.check = check,
 	.run = run,
 	.settings_size = sizeof(S),
 	.init = init,

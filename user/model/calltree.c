@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* calltree.c: see calltree.h.  Each thread keeps, per open frame, the node
- * of its path and the time its callees took, so self time is exact. */
+ * of its path and the time its callees took, so self time is exact.  That
+ * state lives in a thread slot and goes when the thread ends; what a
+ * converter needs afterwards (the thread's names, its root node) is kept
+ * per thread index for the life of the tree. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,13 +13,16 @@
 #include "model/thread_slots.h"
 #include "util/u64map.h"
 
-/* Calls a writer elided (deeper than its cap) hang under this node. */
-#define ELIDED_FID UINT32_MAX
-
 struct ct_thread {
 	uint32_t *node; /* per depth */
 	uint64_t *child_ns;
 	uint32_t cap;
+};
+
+/* A thread as converters see it, by thread index. */
+struct ct_info {
+	struct trace_thread info; /* names owned; NULL name: index not seen */
+	uint32_t root;		  /* the thread's root node (0 unless by_thread) */
 };
 
 struct calltree {
@@ -23,9 +30,13 @@ struct calltree {
 	size_t n, cap;
 	struct u64map children;	     /* (parent << 32 | fid) + 1 -> node */
 	struct thread_slots threads; /* struct ct_thread by thread index */
-	char **names;		     /* by fid */
-	uint32_t nnames;
+	struct ct_info *infos;	     /* by thread index */
+	uint32_t ninfos;
+	struct trace_function *fns; /* by fid; name NULL when not announced */
+	uint32_t nfns;
 	struct trace_stats st;
+	bool by_thread;
+	uint64_t first_ns, last_ns;
 };
 
 static int child_of(struct calltree *ct, uint32_t parent, uint32_t fid, uint32_t *out)
@@ -48,6 +59,48 @@ static int child_of(struct calltree *ct, uint32_t parent, uint32_t fid, uint32_t
 	ct->nodes[ct->n] = (struct calltree_node){ .parent = parent, .fid = fid };
 	*out = (uint32_t)ct->n;
 	return u64map__put(&ct->children, key, ct->n++);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void free_info(struct trace_thread *t)
+{
+	free((char *)t->name);
+	free((char *)t->process_name);
+	free((char *)t->cmdline);
+}
+
+/* th's info record, made on first sight of its index. */
+static struct ct_info *info_of(struct calltree *ct, const struct trace_thread *th)
+{
+	struct ct_info *ci;
+
+	if (th->index >= ct->ninfos) {
+		uint32_t n = th->index + 16;
+
+		if (!(ci = realloc(ct->infos, n * sizeof(*ci))))
+			return NULL;
+		memset(ci + ct->ninfos, 0, (n - ct->ninfos) * sizeof(*ci));
+		ct->infos = ci;
+		ct->ninfos = n;
+	}
+	ci = &ct->infos[th->index];
+	if (ci->info.name)
+		return ci;
+	ci->info = *th;
+	ci->info.name = strdup(th->name ? th->name : "");
+	ci->info.process_name = strdup(th->process_name ? th->process_name : "");
+	ci->info.cmdline = dup_or_null(th->cmdline);
+	if (!ci->info.name || !ci->info.process_name || (th->cmdline && !ci->info.cmdline) ||
+	    (ct->by_thread && child_of(ct, 0, CALLTREE_THREAD_ROOT | th->index, &ci->root))) {
+		free_info(&ci->info);
+		ci->info.name = NULL;
+		return NULL;
+	}
+	return ci;
 }
 
 static struct ct_thread *thread_of(struct calltree *ct, const struct trace_thread *th)
@@ -85,16 +138,26 @@ static int reserve(struct ct_thread *t, uint32_t depth)
 	return 0;
 }
 
+static void see_time(struct calltree *ct, uint64_t ns)
+{
+	if (!ct->first_ns || ns < ct->first_ns)
+		ct->first_ns = ns;
+	if (ns > ct->last_ns)
+		ct->last_ns = ns;
+}
+
 static int ct_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		    uint32_t depth)
 {
 	struct calltree *ct = ctx;
 	struct ct_thread *t = thread_of(ct, th);
+	struct ct_info *ci = info_of(ct, th);
 	uint32_t parent;
 
-	if (!t || reserve(t, depth))
+	if (!t || !ci || reserve(t, depth))
 		return -ENOMEM;
-	parent = depth > 1 ? t->node[depth - 2] : 0;
+	see_time(ct, stack[depth - 1].begin_ns);
+	parent = depth > 1 ? t->node[depth - 2] : ci->root;
 	t->child_ns[depth - 1] = 0;
 	return child_of(ct, parent, stack[depth - 1].fid, &t->node[depth - 1]);
 }
@@ -111,6 +174,7 @@ static int ct_leave(void *ctx, const struct trace_thread *th, const struct frame
 	(void)how;
 	if (!t || depth > t->cap)
 		return -EINVAL;
+	see_time(ct, end_ns);
 	n = &ct->nodes[t->node[depth - 1]];
 	n->calls++;
 	n->total_ns += dur;
@@ -124,11 +188,13 @@ static int ct_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uin
 		     uint64_t total_ns)
 {
 	struct calltree *ct = ctx;
+	struct ct_info *ci = info_of(ct, th);
 	uint32_t deep, node;
 	int err;
 
-	(void)th;
-	err = child_of(ct, 0, ELIDED_FID, &deep);
+	if (!ci)
+		return -ENOMEM;
+	err = child_of(ct, ci->root, CALLTREE_ELIDED, &deep);
 	if (!err)
 		err = child_of(ct, deep, fid, &node);
 	if (err)
@@ -141,25 +207,41 @@ static int ct_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uin
 static int ct_function(void *ctx, const struct trace_function *fn)
 {
 	struct calltree *ct = ctx;
+	struct trace_function *f;
 
-	if (fn->id >= ct->nnames) {
+	if (fn->id >= CALLTREE_THREAD_ROOT)
+		return -EINVAL;
+	if (fn->id >= ct->nfns) {
 		uint32_t n = fn->id + 64;
-		char **v = realloc(ct->names, n * sizeof(*v));
+		struct trace_function *v = realloc(ct->fns, n * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		memset(v + ct->nnames, 0, (n - ct->nnames) * sizeof(*v));
-		ct->names = v;
-		ct->nnames = n;
+		memset(v + ct->nfns, 0, (n - ct->nfns) * sizeof(*v));
+		ct->fns = v;
+		ct->nfns = n;
 	}
-	free(ct->names[fn->id]);
-	ct->names[fn->id] = strdup(fn->name ? fn->name : "?");
-	return ct->names[fn->id] ? 0 : -ENOMEM;
+	f = &ct->fns[fn->id];
+	free((char *)f->name);
+	free((char *)f->file);
+	free((char *)f->mangled);
+	free((char *)f->object);
+	free((char *)f->build_id);
+	*f = *fn;
+	f->name = strdup(fn->name ? fn->name : "?");
+	f->file = dup_or_null(fn->file);
+	f->mangled = dup_or_null(fn->mangled);
+	f->object = dup_or_null(fn->object);
+	f->build_id = dup_or_null(fn->build_id);
+	if (f->name && (f->file || !fn->file) && (f->mangled || !fn->mangled) &&
+	    (f->object || !fn->object) && (f->build_id || !fn->build_id))
+		return 0;
+	return -ENOMEM;
 }
 
 static int ct_thread(void *ctx, const struct trace_thread *th)
 {
-	return thread_of(ctx, th) ? 0 : -ENOMEM;
+	return thread_of(ctx, th) && info_of(ctx, th) ? 0 : -ENOMEM;
 }
 
 static int ct_thread_end(void *ctx, const struct trace_thread *th)
@@ -191,7 +273,7 @@ static const struct frame_sink_ops ct_ops = {
 	.thread_end = ct_thread_end,
 };
 
-int calltree__new(struct calltree **out)
+static int ct_new(struct calltree **out, bool by_thread)
 {
 	struct calltree *ct = calloc(1, sizeof(*ct));
 
@@ -204,9 +286,20 @@ int calltree__new(struct calltree **out)
 		return -ENOMEM;
 	}
 	ct->n = 1; /* the root */
+	ct->by_thread = by_thread;
 	thread_slots__init(&ct->threads, sizeof(struct ct_thread), thread_release);
 	*out = ct;
 	return 0;
+}
+
+int calltree__new(struct calltree **out)
+{
+	return ct_new(out, false);
+}
+
+int calltree__new_by_thread(struct calltree **out)
+{
+	return ct_new(out, true);
 }
 
 struct frame_sink calltree__sink(struct calltree *ct)
@@ -226,9 +319,31 @@ const struct calltree_node *calltree__node(const struct calltree *ct, size_t i)
 
 const char *calltree__name(const struct calltree *ct, uint32_t fid)
 {
-	if (fid == ELIDED_FID)
+	if (fid == CALLTREE_ELIDED)
 		return "[deeper than the trace's depth cap]";
-	return fid < ct->nnames && ct->names[fid] ? ct->names[fid] : "?";
+	if (fid & CALLTREE_THREAD_ROOT)
+		return "[thread]";
+	return fid < ct->nfns && ct->fns[fid].name ? ct->fns[fid].name : "?";
+}
+
+const struct trace_function *calltree__function(const struct calltree *ct, uint32_t fid)
+{
+	return fid < ct->nfns && ct->fns[fid].name ? &ct->fns[fid] : NULL;
+}
+
+uint32_t calltree__max_fid(const struct calltree *ct)
+{
+	return ct->nfns ? ct->nfns - 1 : 0;
+}
+
+size_t calltree__nthreads(const struct calltree *ct)
+{
+	return ct->ninfos;
+}
+
+const struct trace_thread *calltree__thread(const struct calltree *ct, size_t idx)
+{
+	return idx < ct->ninfos && ct->infos[idx].info.name ? &ct->infos[idx].info : NULL;
 }
 
 const struct trace_stats *calltree__stats(const struct calltree *ct)
@@ -236,13 +351,27 @@ const struct trace_stats *calltree__stats(const struct calltree *ct)
 	return &ct->st;
 }
 
+void calltree__span(const struct calltree *ct, uint64_t *first_ns, uint64_t *last_ns)
+{
+	*first_ns = ct->first_ns;
+	*last_ns = ct->last_ns;
+}
+
 void calltree__free(struct calltree *ct)
 {
 	if (!ct)
 		return;
-	for (uint32_t i = 0; i < ct->nnames; i++)
-		free(ct->names[i]);
-	free(ct->names);
+	for (uint32_t i = 0; i < ct->nfns; i++) {
+		free((char *)ct->fns[i].name);
+		free((char *)ct->fns[i].file);
+		free((char *)ct->fns[i].mangled);
+		free((char *)ct->fns[i].object);
+		free((char *)ct->fns[i].build_id);
+	}
+	for (uint32_t i = 0; i < ct->ninfos; i++)
+		free_info(&ct->infos[i].info);
+	free(ct->fns);
+	free(ct->infos);
 	u64map__clear(&ct->children);
 	thread_slots__clear(&ct->threads);
 	free(ct->nodes);

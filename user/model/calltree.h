@@ -13,19 +13,38 @@
 
 struct calltree_node {
 	uint32_t parent; /* node index; 0 is the root, which is no function */
-	uint32_t fid;
+	uint32_t fid;	 /* a function, CALLTREE_ELIDED or a thread root */
 	uint64_t calls, total_ns, self_ns;
 };
+
+/* Calls a writer elided (deeper than its cap) hang under a node of this
+ * fid: they were counted, but their callers are unknown. */
+#define CALLTREE_ELIDED UINT32_MAX
+/* With per-thread roots, fid = CALLTREE_THREAD_ROOT | thread index marks
+ * the node every path of that thread starts under. */
+#define CALLTREE_THREAD_ROOT 0x80000000u
 
 struct calltree;
 
 int calltree__new(struct calltree **out);
+/* Paths of each thread start under their own thread root node instead of
+ * being merged across threads (pprof's per-thread samples). */
+int calltree__new_by_thread(struct calltree **out);
 struct frame_sink calltree__sink(struct calltree *ct);
 void calltree__free(struct calltree *ct);
 
 size_t calltree__count(const struct calltree *ct); /* nodes, root included */
 const struct calltree_node *calltree__node(const struct calltree *ct, size_t i);
 const char *calltree__name(const struct calltree *ct, uint32_t fid);
+/* The function as the trace announced it (name, file, line); NULL for a
+ * fid that is no function. */
+const struct trace_function *calltree__function(const struct calltree *ct, uint32_t fid);
+/* Largest function id announced. */
+uint32_t calltree__max_fid(const struct calltree *ct);
+size_t calltree__nthreads(const struct calltree *ct);
+const struct trace_thread *calltree__thread(const struct calltree *ct, size_t idx);
 const struct trace_stats *calltree__stats(const struct calltree *ct);
+/* Earliest frame start and latest frame end seen; both 0 for no frames. */
+void calltree__span(const struct calltree *ct, uint64_t *first_ns, uint64_t *last_ns);
 
 #endif

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// read_parquet.mjs: reads a pola export (events + symtab) with one
+// independent Parquet reader and prints what the tests compare, as JSON:
+// each file's columns and types, row counts, and entries per function
+// name (a group-by the user would run); with hyparquet also the Arrow
+// schema (ARROW:schema) as apache-arrow decodes it.
+// Usage: node read_parquet.mjs duckdb|hyparquet EVENTS SYMTAB
+import { readFileSync } from 'node:fs';
+
+const [reader, events, symtab] = process.argv.slice(2);
+const big = (k, v) => (typeof v === 'bigint' ? v.toString() : v);
+
+async function withDuckdb() {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  const rows = async (q) => (await c.runAndReadAll(q)).getRows();
+  const lit = (p) => `'${p.replaceAll("'", "''")}'`;
+  const out = { files: {} };
+  for (const [key, path] of [['events', events], ['symtab', symtab]]) {
+    const cols = await rows(`DESCRIBE SELECT * FROM read_parquet(${lit(path)})`);
+    const [[n]] = await rows(`SELECT count(*) FROM read_parquet(${lit(path)})`);
+    out.files[key] = { columns: cols.map((r) => [r[0], r[1]]), rows: Number(n) };
+  }
+  const g = await rows(`SELECT s.name, count(*) FROM read_parquet(${lit(events)}) e
+    JOIN read_parquet(${lit(symtab)}) s USING (func_id) WHERE e.kind = 1 GROUP BY s.name`);
+  out.entries = Object.fromEntries(g.map(([name, n]) => [name, Number(n)]));
+  const k = await rows(`SELECT kind, count(*) FROM read_parquet(${lit(events)}) GROUP BY kind`);
+  out.kinds = Object.fromEntries(k.map(([kind, n]) => [String(kind), Number(n)]));
+  return out;
+}
+
+// The Arrow schema stored beside the Parquet one (polars reads its types
+// from it: Duration(ns)), decoded by Arrow's own IPC reader.
+async function arrowFields(b64) {
+  if (!b64) return null;
+  const { tableFromIPC } = await import('apache-arrow');
+  const eos = Buffer.from([255, 255, 255, 255, 0, 0, 0, 0]);
+  const t = tableFromIPC(Buffer.concat([Buffer.from(b64, 'base64'), eos]));
+  return t.schema.fields.map((f) => [f.name, String(f.type)]);
+}
+
+async function withHyparquet() {
+  const { parquetMetadata, parquetReadObjects } = await import('hyparquet');
+  const { compressors } = await import('hyparquet-compressors');
+  const out = { files: {} };
+  const data = {};
+  for (const [key, path] of [['events', events], ['symtab', symtab]]) {
+    const buf = readFileSync(path);
+    const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+    const md = parquetMetadata(file);
+    const kv = Object.fromEntries((md.key_value_metadata || []).map((e) => [e.key, e.value]));
+    out.files[key] = {
+      columns: md.schema.slice(1).map((s) => [s.name, s.type, s.logical_type?.type ?? null,
+        s.logical_type?.bitWidth ?? null, s.logical_type?.isSigned ?? null]),
+      rows: Number(md.num_rows),
+      row_groups: md.row_groups.length,
+      arrow_schema: await arrowFields(kv['ARROW:schema']),
+    };
+    data[key] = await parquetReadObjects({ file, compressors });
+    if (data[key].length !== out.files[key].rows) throw new Error(`${key}: read ${data[key].length} rows`);
+  }
+  const names = new Map(data.symtab.map((r) => [String(r.func_id), r.name]));
+  out.entries = {};
+  out.kinds = {};
+  for (const r of data.events) {
+    out.kinds[String(r.kind)] = (out.kinds[String(r.kind)] || 0) + 1;
+    if (Number(r.kind) !== 1) continue;
+    const name = names.get(String(r.func_id));
+    out.entries[name] = (out.entries[name] || 0) + 1;
+  }
+  return out;
+}
+
+const result = reader === 'duckdb' ? await withDuckdb() : await withHyparquet();
+console.log(JSON.stringify(result, big));

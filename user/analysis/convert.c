@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/* convert.c: see convert.h.  Two shapes of converter: tree formats read
+ * the whole trace into a calltree (memory: distinct call paths) and write
+ * it afterwards; stream formats (Chrome JSON, pola) are frame_sinks that
+ * write while the trace is read.  Either way the output is an
+ * output_file, committed only when reading and writing both succeeded. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "analysis/convert.h"
+#include "format/cgr.h"
+#include "format/chrome_json.h"
+#include "format/dot.h"
+#include "format/flame_svg.h"
+#include "format/perfetto_reader.h"
+#include "format/pola.h"
+#include "format/pprof.h"
+#include "format/stats_line.h"
+#include "model/calltree.h"
+#include "util/gzout.h"
+#include "util/output_file.h"
+
+static const char *const format_names[] = {
+	[CONVERT_FOLDED] = "folded", [CONVERT_PPROF] = "pprof",	      [CONVERT_CHROME] = "chrome",
+	[CONVERT_POLA] = "pola",     [CONVERT_CGR] = "cgr",	      [CONVERT_DOT] = "dot",
+	[CONVERT_SVG] = "svg",	     [CONVERT_PERFETTO] = "perfetto",
+};
+
+int convert__format(const char *name)
+{
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (!strcmp(name, format_names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *convert__format_names(void)
+{
+	return "folded|pprof|chrome|pola|cgr|dot|svg|perfetto";
+}
+
+/* ---- outputs ---- */
+
+/* The first error: a (closing an output) wins over b. */
+static int either(int a, int b)
+{
+	return a ? a : b;
+}
+
+struct out {
+	struct output_file of;
+	FILE *f;
+};
+
+/* Opens -o (output_file: "-" is standard output, a device is written
+ * through, a file appears whole at commit) with a stdio stream on it. */
+static int out_open(struct out *o, const char *path, char *err, size_t errlen)
+{
+	int fd, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->of.fd = -1;
+	if ((ret = output_file__create(&o->of, path ? path : "-", err, errlen)))
+		return ret;
+	fd = fcntl(o->of.fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		output_file__abort(&o->of);
+		snprintf(err, errlen, "cannot write %s: %s", o->of.path, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* Ends the output: commits it when ok, else drops it. */
+static int out_close(struct out *o, bool ok, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (!o->f)
+		return 0;
+	if (fclose(o->f) && ok) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot write %s: %s", o->of.path, strerror(-ret));
+	}
+	o->f = NULL;
+	if (ok && !ret)
+		ret = output_file__commit(&o->of, err, errlen);
+	output_file__abort(&o->of);
+	return ok ? ret : 0;
+}
+
+static void warn_lost(const struct trace_stats *st, char *warn, size_t warnlen)
+{
+	if (!stats_line__lost(st))
+		return;
+	snprintf(warn, warnlen,
+		 "warning: the trace lost events (ringbuf_drops=%" PRIu64
+		 " unmatched_exits=%" PRIu64 "): counts are lower bounds",
+		 st->ringbuf_drops, st->unmatched_exits);
+}
+
+/* ---- tree formats ---- */
+
+static int write_tree(const struct convert_opts *o, const struct calltree *ct, FILE *f)
+{
+	switch (o->to) {
+	case CONVERT_FOLDED:
+		return folded__write(ct, o->weight, f);
+	case CONVERT_PPROF:
+		return pprof__write(ct, f);
+	case CONVERT_DOT:
+		return dot__write(ct, f);
+	case CONVERT_SVG: {
+		struct flame_svg_opts so = { .width = o->svg_width, .min_width = o->svg_min_width };
+
+		return flame_svg__write(ct, &so, f);
+	}
+	case CONVERT_CGR:
+		return cgr__write(ct, o->repo_root, f);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char *warn,
+		    size_t warnlen)
+{
+	struct calltree *ct = NULL;
+	struct frame_sink sink;
+	struct out out = { 0 };
+	int ret = o->to == CONVERT_PPROF ? calltree__new_by_thread(&ct) : calltree__new(&ct);
+
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	sink = calltree__sink(ct);
+	/* a bad -o fails before anything is read */
+	if (!(ret = out_open(&out, o->out, err, errlen))) {
+		ret = perfetto_reader__read(o->in, &sink, err, errlen);
+		if (!ret && (ret = write_tree(o, ct, out.f)))
+			snprintf(err, errlen, "cannot write %s: %s", out.of.path, strerror(-ret));
+		ret = either(out_close(&out, !ret, err, errlen), ret);
+	}
+	if (!ret)
+		warn_lost(calltree__stats(ct), warn, warnlen);
+	calltree__free(ct);
+	return ret;
+}
+
+/* ---- stream formats ---- */
+
+static int run_chrome(const struct convert_opts *o, char *err, size_t errlen, char *warn,
+		      size_t warnlen)
+{
+	struct chrome_json *cj = NULL;
+	struct frame_sink sink;
+	struct out out;
+	int ret = out_open(&out, o->out, err, errlen);
+
+	if (ret)
+		return ret;
+	if ((ret = chrome_json__new(out.f, &cj))) {
+		snprintf(err, errlen, "out of memory");
+	} else {
+		sink = chrome_json__sink(cj);
+		ret = perfetto_reader__read(o->in, &sink, err, errlen);
+		if (!ret)
+			warn_lost(chrome_json__stats(cj), warn, warnlen);
+	}
+	ret = either(out_close(&out, !ret, err, errlen), ret);
+	chrome_json__free(cj);
+	return ret;
+}
+
+static int run_pola(const struct convert_opts *o, char *err, size_t errlen, char *warn,
+		    size_t warnlen)
+{
+	struct out ev, sym = { 0 };
+	struct pola *p = NULL;
+	struct frame_sink sink;
+	char symtab[4096];
+	int ret;
+
+	if (!o->out || !strcmp(o->out, "-")) {
+		snprintf(err, errlen, "convert: --to=pola writes two files: give -o FILE");
+		return -EINVAL;
+	}
+	sym.of.fd = -1;
+	snprintf(symtab, sizeof(symtab), "%s.symtab", o->out);
+	if ((ret = out_open(&ev, o->out, err, errlen)))
+		return ret;
+	if ((ret = out_open(&sym, symtab, err, errlen)))
+		goto done;
+	if ((ret = pola__new(ev.f, sym.f, &p))) {
+		snprintf(err, errlen, "out of memory");
+		goto done;
+	}
+	sink = pola__sink(p);
+	ret = perfetto_reader__read(o->in, &sink, err, errlen);
+	if (!ret && (ret = pola__error(p)))
+		snprintf(err, errlen, "cannot write %s: %s", o->out, strerror(-ret));
+	if (!ret)
+		warn_lost(pola__stats(p), warn, warnlen);
+done:
+	ret = either(out_close(&sym, !ret, err, errlen), ret);
+	ret = either(out_close(&ev, !ret, err, errlen), ret);
+	pola__free(p);
+	return ret;
+}
+
+/* A gzip'd copy of a trace that reads back whole; zlib reads a trace
+ * that is gzip'd already transparently, so it is not gzip'd twice. */
+static int copy_gz(const char *in, FILE *out)
+{
+	gzFile src = gzopen(in, "rb");
+	struct gzout *gz = NULL;
+	char buf[64 << 10];
+	int n = 0, ret;
+
+	if (!src)
+		return errno ? -errno : -ENOMEM;
+	ret = gzout__new(out, 6, &gz);
+	while (!ret && (n = gzread(src, buf, sizeof(buf))) > 0)
+		ret = gzout__write(gz, buf, (size_t)n);
+	if (!ret && n < 0)
+		ret = -EIO;
+	if (!ret)
+		ret = gzout__finish(gz);
+	gzout__free(gz);
+	gzclose(src);
+	return ret;
+}
+
+static int run_perfetto(const struct convert_opts *o, char *err, size_t errlen, char *warn,
+			size_t warnlen)
+{
+	struct calltree *ct = NULL;
+	struct frame_sink sink;
+	struct out out = { 0 };
+	int ret;
+
+	/* It is read twice: through the reader first (a truncated or corrupt
+	 * trace is refused), then copied. */
+	if (!strcmp(o->in, "-")) {
+		snprintf(err, errlen,
+			 "convert: --to=perfetto needs a TRACE file, not standard input");
+		return -EINVAL;
+	}
+	if ((ret = calltree__new(&ct))) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	sink = calltree__sink(ct);
+	if (!(ret = out_open(&out, o->out, err, errlen))) {
+		ret = perfetto_reader__read(o->in, &sink, err, errlen);
+		if (!ret && (ret = copy_gz(o->in, out.f)))
+			snprintf(err, errlen, "cannot write %s: %s", out.of.path, strerror(-ret));
+		ret = either(out_close(&out, !ret, err, errlen), ret);
+	}
+	if (!ret)
+		warn_lost(calltree__stats(ct), warn, warnlen);
+	calltree__free(ct);
+	return ret;
+}
+
+int convert__run(const struct convert_opts *o, char *err, size_t errlen, char *warn, size_t warnlen)
+{
+	if (warnlen)
+		warn[0] = '\0';
+	if (errlen)
+		err[0] = '\0';
+	switch (o->to) {
+	case CONVERT_CHROME:
+		return run_chrome(o, err, errlen, warn, warnlen);
+	case CONVERT_POLA:
+		return run_pola(o, err, errlen, warn, warnlen);
+	case CONVERT_PERFETTO:
+		return run_perfetto(o, err, errlen, warn, warnlen);
+	case CONVERT_CGR:
+		if (!o->repo_root || o->repo_root[0] != '/') {
+			snprintf(err, errlen, "convert: --to=cgr needs --repo-root ABSOLUTE_DIR");
+			return -EINVAL;
+		}
+		return run_tree(o, err, errlen, warn, warnlen);
+	default:
+		return run_tree(o, err, errlen, warn, warnlen);
+	}
+}

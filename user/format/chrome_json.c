@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/* chrome_json.c: see chrome_json.h.  Events are written as frames enter
+ * and leave, so memory is the function names only.  The first frame's
+ * start is the time origin; a thread whose sequence comes later in the
+ * file may start earlier, so ts can be negative (the format allows it).
+ * Calls a writer elided and the trace's stats go into "otherData". */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/chrome_json.h"
+#include "format/json_out.h"
+#include "format/stats_line.h"
+#include "util/u64map.h"
+
+struct chrome_json {
+	FILE *f;
+	char **names; /* by fid */
+	uint32_t nnames;
+	struct u64map pids; /* pid + 1 -> 1 once its name is written */
+	bool have_origin, first_event;
+	uint64_t origin;
+	uint64_t elided_calls;
+	struct trace_stats st;
+};
+
+static int cj_function(void *ctx, const struct trace_function *fn)
+{
+	struct chrome_json *cj = ctx;
+
+	if (fn->id >= cj->nnames) {
+		uint32_t n = fn->id + 64;
+		char **v = realloc(cj->names, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + cj->nnames, 0, (n - cj->nnames) * sizeof(*v));
+		cj->names = v;
+		cj->nnames = n;
+	}
+	free(cj->names[fn->id]);
+	cj->names[fn->id] = strdup(fn->name ? fn->name : "?");
+	return cj->names[fn->id] ? 0 : -ENOMEM;
+}
+
+static const char *name_of(const struct chrome_json *cj, uint32_t fid)
+{
+	return fid < cj->nnames && cj->names[fid] ? cj->names[fid] : "?";
+}
+
+static void sep(struct chrome_json *cj)
+{
+	fputs(cj->first_event ? "\n" : ",\n", cj->f);
+	cj->first_event = false;
+}
+
+static void meta(struct chrome_json *cj, const char *what, uint32_t pid, uint32_t tid,
+		 const char *name)
+{
+	sep(cj);
+	fprintf(cj->f,
+		"{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+		",\"args\":{\"name\":",
+		what, pid, tid);
+	json_out__str(cj->f, name ? name : "");
+	fputs("}}", cj->f);
+}
+
+static int cj_thread(void *ctx, const struct trace_thread *th)
+{
+	struct chrome_json *cj = ctx;
+
+	if (!u64map__find(&cj->pids, (uint64_t)th->pid + 1)) {
+		if (u64map__put(&cj->pids, (uint64_t)th->pid + 1, 1))
+			return -ENOMEM;
+		meta(cj, "process_name", th->pid, th->pid, th->process_name);
+	}
+	meta(cj, "thread_name", th->pid, th->tid, th->name);
+	return ferror(cj->f) ? -EIO : 0;
+}
+
+/* ts in microseconds with three decimals, from integer nanoseconds. */
+static void put_ts(struct chrome_json *cj, uint64_t ns)
+{
+	uint64_t d;
+
+	if (!cj->have_origin) {
+		cj->origin = ns;
+		cj->have_origin = true;
+	}
+	if (ns >= cj->origin) {
+		d = ns - cj->origin;
+		fprintf(cj->f, "%" PRIu64 ".%03u", d / 1000, (unsigned)(d % 1000));
+	} else {
+		d = cj->origin - ns;
+		fprintf(cj->f, "-%" PRIu64 ".%03u", d / 1000, (unsigned)(d % 1000));
+	}
+}
+
+static void event(struct chrome_json *cj, const struct trace_thread *th, uint32_t fid, char ph,
+		  uint64_t ns)
+{
+	sep(cj);
+	fputs("{\"name\":", cj->f);
+	json_out__str(cj->f, name_of(cj, fid));
+	fprintf(cj->f, ",\"cat\":\"function\",\"ph\":\"%c\",\"ts\":", ph);
+	put_ts(cj, ns);
+	fprintf(cj->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, th->pid, th->tid);
+}
+
+static int cj_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		    uint32_t depth)
+{
+	struct chrome_json *cj = ctx;
+
+	event(cj, th, stack[depth - 1].fid, 'B', stack[depth - 1].begin_ns);
+	fputc('}', cj->f);
+	return ferror(cj->f) ? -EIO : 0;
+}
+
+static int cj_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		    uint32_t depth, uint64_t end_ns, enum frame_end how)
+{
+	static const char *const ends[] = { "returned", "tail", "inferred", "unfinished" };
+	struct chrome_json *cj = ctx;
+	uint64_t begin = stack[depth - 1].begin_ns;
+
+	/* An end before its begin would break nesting: clamp. */
+	event(cj, th, stack[depth - 1].fid, 'E', end_ns > begin ? end_ns : begin);
+	if (how != FRAME_RETURNED && (unsigned)how < 4)
+		fprintf(cj->f, ",\"args\":{\"end\":\"%s\"}", ends[how]);
+	fputc('}', cj->f);
+	return ferror(cj->f) ? -EIO : 0;
+}
+
+static int cj_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
+		     uint64_t total_ns)
+{
+	(void)th;
+	(void)fid;
+	(void)total_ns;
+	((struct chrome_json *)ctx)->elided_calls += calls;
+	return 0;
+}
+
+static int cj_stats(void *ctx, const struct trace_stats *st)
+{
+	((struct chrome_json *)ctx)->st = *st;
+	return 0;
+}
+
+static int cj_finish(void *ctx)
+{
+	struct chrome_json *cj = ctx;
+	char line[512];
+
+	stats_line__format(&cj->st, line, sizeof(line));
+	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tracer\":\"sledtrace\",\"stats\":",
+	      cj->f);
+	json_out__str(cj->f, line);
+	fprintf(cj->f, ",\"elided_calls\":%" PRIu64 "}}\n", cj->elided_calls);
+	return ferror(cj->f) ? -EIO : 0;
+}
+
+static const struct frame_sink_ops cj_ops = {
+	.function = cj_function,
+	.thread = cj_thread,
+	.enter = cj_enter,
+	.leave = cj_leave,
+	.elided = cj_elided,
+	.stats = cj_stats,
+	.finish = cj_finish,
+};
+
+int chrome_json__new(FILE *f, struct chrome_json **out)
+{
+	struct chrome_json *cj = calloc(1, sizeof(*cj));
+
+	if (!cj)
+		return -ENOMEM;
+	cj->f = f;
+	cj->first_event = true;
+	fputs("{\"traceEvents\":[", f);
+	*out = cj;
+	return 0;
+}
+
+struct frame_sink chrome_json__sink(struct chrome_json *cj)
+{
+	return (struct frame_sink){ .ops = &cj_ops, .ctx = cj };
+}
+
+const struct trace_stats *chrome_json__stats(const struct chrome_json *cj)
+{
+	return &cj->st;
+}
+
+void chrome_json__free(struct chrome_json *cj)
+{
+	if (!cj)
+		return;
+	for (uint32_t i = 0; i < cj->nnames; i++)
+		free(cj->names[i]);
+	free(cj->names);
+	u64map__clear(&cj->pids);
+	free(cj);
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/* pola.c: see pola.h.  Frame ids are dense from 1 in entry order; an
+ * exit row repeats its entry's frame_id and parent.  time is ns since the
+ * first frame this trace replays (a later-read thread may start earlier:
+ * then its times are negative).  Calls a writer elided have no rows: the
+ * trace never held their times; they are counted in the symtab's
+ * metadata instead (docs/exports.md). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/parquet.h"
+#include "format/pola.h"
+#include "util/u64map.h"
+
+enum { C_FRAME, C_PARENT, C_TID, C_FUNC, C_TIME, C_KIND };
+enum { KIND_ENTRY = 1, KIND_EXIT = 2, KIND_TAIL = 3 };
+
+static const struct parquet_column event_cols[] = {
+	{ "frame_id", PARQUET_U64 }, { "parent", PARQUET_U64 },	      { "tid", PARQUET_U32 },
+	{ "func_id", PARQUET_U64 },  { "time", PARQUET_DURATION_NS }, { "kind", PARQUET_U32 },
+};
+
+static const struct parquet_column symtab_cols[] = {
+	{ "func_id", PARQUET_U64 },
+	{ "name", PARQUET_STRING },
+	{ "path", PARQUET_STRING },
+};
+
+struct pola_thread {
+	uint64_t *ids; /* frame id by depth */
+	uint32_t cap;
+};
+
+struct pola {
+	struct parquet_writer *ev;
+	FILE *symf;
+	struct trace_function *fns; /* by fid; name NULL when unseen */
+	uint32_t nfns;
+	struct u64map thread_idx;
+	struct pola_thread *threads;
+	size_t nthreads;
+	uint64_t next_id, origin;
+	bool have_origin;
+	struct trace_stats st;
+	int err;
+};
+
+static int pl_function(void *ctx, const struct trace_function *fn)
+{
+	struct pola *p = ctx;
+	struct trace_function *f;
+
+	if (fn->id >= p->nfns) {
+		uint32_t n = fn->id + 64;
+		struct trace_function *v = realloc(p->fns, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + p->nfns, 0, (n - p->nfns) * sizeof(*v));
+		p->fns = v;
+		p->nfns = n;
+	}
+	f = &p->fns[fn->id];
+	free((char *)f->name);
+	free((char *)f->file);
+	*f = *fn;
+	f->name = strdup(fn->name ? fn->name : "?");
+	f->file = fn->file ? strdup(fn->file) : NULL;
+	return f->name && (f->file || !fn->file) ? 0 : -ENOMEM;
+}
+
+static struct pola_thread *thread_of(struct pola *p, uint32_t tid, uint32_t depth)
+{
+	struct pola_thread *t;
+	uint64_t idx;
+
+	if (!u64map__get(&p->thread_idx, (uint64_t)tid + 1, &idx)) {
+		t = realloc(p->threads, (p->nthreads + 1) * sizeof(*t));
+		if (!t)
+			return NULL;
+		p->threads = t;
+		memset(&t[p->nthreads], 0, sizeof(*t));
+		if (u64map__put(&p->thread_idx, (uint64_t)tid + 1, p->nthreads))
+			return NULL;
+		idx = p->nthreads++;
+	}
+	t = &p->threads[idx];
+	if (depth > t->cap) {
+		uint32_t cap = t->cap ? t->cap : 64;
+		uint64_t *v;
+
+		while (cap < depth)
+			cap *= 2;
+		if (!(v = realloc(t->ids, cap * sizeof(*v))))
+			return NULL;
+		t->ids = v;
+		t->cap = cap;
+	}
+	return t;
+}
+
+static int row(struct pola *p, uint64_t id, uint64_t parent, uint32_t tid, uint32_t fid,
+	       uint64_t ns, uint32_t kind)
+{
+	if (!p->have_origin) {
+		p->origin = ns;
+		p->have_origin = true;
+	}
+	parquet_writer__int(p->ev, C_FRAME, id);
+	parquet_writer__int(p->ev, C_PARENT, parent);
+	parquet_writer__int(p->ev, C_TID, tid);
+	parquet_writer__int(p->ev, C_FUNC, fid);
+	parquet_writer__int(p->ev, C_TIME, ns - p->origin); /* two's complement if earlier */
+	parquet_writer__int(p->ev, C_KIND, kind);
+	if (!p->err)
+		p->err = parquet_writer__end_row(p->ev);
+	return p->err;
+}
+
+static int pl_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		    uint32_t depth)
+{
+	struct pola *p = ctx;
+	struct pola_thread *t = thread_of(p, th->tid, depth);
+	uint64_t id = ++p->next_id;
+
+	if (!t)
+		return -ENOMEM;
+	t->ids[depth - 1] = id;
+	return row(p, id, depth > 1 ? t->ids[depth - 2] : 0, th->tid, stack[depth - 1].fid,
+		   stack[depth - 1].begin_ns, KIND_ENTRY);
+}
+
+static int pl_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		    uint32_t depth, uint64_t end_ns, enum frame_end how)
+{
+	struct pola *p = ctx;
+	struct pola_thread *t = thread_of(p, th->tid, depth);
+	uint64_t begin = stack[depth - 1].begin_ns;
+
+	if (!t)
+		return -ENOMEM;
+	return row(p, t->ids[depth - 1], depth > 1 ? t->ids[depth - 2] : 0, th->tid,
+		   stack[depth - 1].fid, end_ns > begin ? end_ns : begin,
+		   how == FRAME_TAIL ? KIND_TAIL : KIND_EXIT);
+}
+
+static int pl_stats(void *ctx, const struct trace_stats *st)
+{
+	((struct pola *)ctx)->st = *st;
+	return 0;
+}
+
+static int write_symtab(struct pola *p)
+{
+	struct parquet_opts o = { .zstd = true };
+	struct parquet_writer *w = NULL;
+	char path[4096];
+	int err = parquet_writer__new(p->symf, symtab_cols, 3, &o, &w);
+
+	for (uint32_t fid = 1; !err && fid < p->nfns; fid++) {
+		const struct trace_function *fn = &p->fns[fid];
+
+		if (!fn->name)
+			continue;
+		if (fn->file)
+			snprintf(path, sizeof(path), "%s:%u", fn->file, fn->line);
+		else
+			path[0] = '\0';
+		parquet_writer__int(w, 0, fid);
+		parquet_writer__str(w, 1, fn->name);
+		parquet_writer__str(w, 2, path);
+		err = parquet_writer__end_row(w);
+	}
+	if (!err)
+		err = parquet_writer__finish(w);
+	parquet_writer__free(w);
+	return err;
+}
+
+static int pl_finish(void *ctx)
+{
+	struct pola *p = ctx;
+
+	if (!p->err)
+		p->err = parquet_writer__finish(p->ev);
+	if (!p->err)
+		p->err = write_symtab(p);
+	return p->err;
+}
+
+static const struct frame_sink_ops pl_ops = {
+	.function = pl_function,
+	.enter = pl_enter,
+	.leave = pl_leave,
+	.stats = pl_stats,
+	.finish = pl_finish,
+};
+
+int pola__new(FILE *events, FILE *symtab, struct pola **out)
+{
+	struct parquet_opts o = { .zstd = true };
+	struct pola *p = calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->symf = symtab;
+	if ((err = parquet_writer__new(events, event_cols, 6, &o, &p->ev))) {
+		free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+struct frame_sink pola__sink(struct pola *p)
+{
+	return (struct frame_sink){ .ops = &pl_ops, .ctx = p };
+}
+
+int pola__error(const struct pola *p)
+{
+	return p->err;
+}
+
+const struct trace_stats *pola__stats(const struct pola *p)
+{
+	return &p->st;
+}
+
+void pola__free(struct pola *p)
+{
+	if (!p)
+		return;
+	parquet_writer__free(p->ev);
+	for (uint32_t i = 0; i < p->nfns; i++) {
+		free((char *)p->fns[i].name);
+		free((char *)p->fns[i].file);
+	}
+	for (size_t i = 0; i < p->nthreads; i++)
+		free(p->threads[i].ids);
+	free(p->fns);
+	free(p->threads);
+	u64map__clear(&p->thread_idx);
+	free(p);
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/* pprof.c: see pprof.h.  Field numbers are perftools.profiles' (docs/
+ * exports.md lists the subset).  The Profile is written field by field
+ * into the gzip stream, samples as the call tree is walked; only the
+ * string table (names, labels) is kept until the end, where it is written
+ * whole - a protobuf reader appends repeated fields in file order. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/pbuf.h"
+#include "format/pprof.h"
+#include "format/stats_line.h"
+#include "format/strtab.h"
+#include "util/gzout.h"
+
+enum { /* Profile */
+       P_SAMPLE_TYPE = 1,
+       P_SAMPLE = 2,
+       P_MAPPING = 3,
+       P_LOCATION = 4,
+       P_FUNCTION = 5,
+       P_STRING_TABLE = 6,
+       P_DURATION_NANOS = 10,
+       P_PERIOD_TYPE = 11,
+       P_PERIOD = 12,
+       P_COMMENT = 13,
+       P_DEFAULT_SAMPLE_TYPE = 14,
+};
+
+#define FLUSH_AT (256u << 10)
+
+struct pp {
+	const struct calltree *ct;
+	struct gzout *gz;
+	struct strtab *strs;
+	struct pbuf out, msg, sub;
+	uint64_t *stack; /* location ids, leaf first */
+	size_t stackcap;
+	uint32_t elided_id; /* function/location id of the elided pseudo-frame */
+	int err;
+};
+
+static uint64_t str(struct pp *p, const char *s)
+{
+	int64_t i = strtab__intern(p->strs, s ? s : "");
+
+	if (i < 0) {
+		p->err = (int)i;
+		return 0;
+	}
+	return (uint64_t)i;
+}
+
+/* Appends p->msg as field `field` of the Profile, flushing when large. */
+static void emit(struct pp *p, uint32_t field)
+{
+	pbuf__bytes(&p->out, field, p->msg.p, p->msg.len);
+	pbuf__reset(&p->msg);
+	if (!p->err && p->out.err)
+		p->err = p->out.err;
+	if (!p->err && p->out.len >= FLUSH_AT) {
+		p->err = gzout__write(p->gz, p->out.p, p->out.len);
+		pbuf__reset(&p->out);
+	}
+}
+
+static void value_type(struct pp *p, uint32_t field, const char *type, const char *unit)
+{
+	pbuf__uint(&p->msg, 1, str(p, type));
+	pbuf__uint(&p->msg, 2, str(p, unit));
+	emit(p, field);
+}
+
+static void header(struct pp *p)
+{
+	const struct trace_stats *st = calltree__stats(p->ct);
+	uint64_t first, last;
+	char line[512];
+
+	str(p, ""); /* string_table[0] must be "" */
+	value_type(p, P_SAMPLE_TYPE, "calls", "count");
+	value_type(p, P_SAMPLE_TYPE, "wall", "nanoseconds");
+	value_type(p, P_PERIOD_TYPE, "wall", "nanoseconds");
+	pbuf__uint(&p->out, P_PERIOD, 1);
+	pbuf__uint(&p->out, P_DEFAULT_SAMPLE_TYPE, str(p, "wall"));
+	calltree__span(p->ct, &first, &last);
+	pbuf__uint(&p->out, P_DURATION_NANOS, last - first);
+	stats_line__format(st, line, sizeof(line));
+	pbuf__uint(&p->out, P_COMMENT, str(p, "sledtrace: exact call counts, not sampled"));
+	pbuf__uint(&p->out, P_COMMENT, str(p, line));
+}
+
+/* One mapping: the traced program.  Per-object mappings (path, build id)
+ * need the object of each function, which traces do not carry yet. */
+static void mapping(struct pp *p)
+{
+	const struct trace_thread *t = calltree__thread(p->ct, 0);
+	const char *file = t && t->process_name && t->process_name[0] ? t->process_name
+								      : "[traced]";
+
+	pbuf__uint(&p->msg, 1, 1);
+	pbuf__uint(&p->msg, 5, str(p, file));
+	pbuf__uint(&p->msg, 7, 1); /* has_functions */
+	emit(p, P_MAPPING);
+}
+
+static void function(struct pp *p, uint64_t id, const char *name, const char *file, uint32_t line)
+{
+	pbuf__uint(&p->msg, 1, id);
+	pbuf__uint(&p->msg, 2, str(p, name));
+	pbuf__uint(&p->msg, 3, str(p, name)); /* system_name: the mangled name when known */
+	pbuf__uint(&p->msg, 4, str(p, file));
+	pbuf__uint(&p->msg, 5, line);
+	emit(p, P_FUNCTION);
+
+	/* One location per function: calls are exact, not addresses. */
+	pbuf__uint(&p->sub, 1, id);
+	pbuf__uint(&p->sub, 2, line);
+	pbuf__uint(&p->msg, 1, id);
+	pbuf__uint(&p->msg, 2, 1);
+	pbuf__bytes(&p->msg, 4, p->sub.p, p->sub.len);
+	pbuf__reset(&p->sub);
+	emit(p, P_LOCATION);
+}
+
+static void functions(struct pp *p)
+{
+	uint32_t max = calltree__max_fid(p->ct);
+
+	for (uint32_t fid = 1; fid <= max; fid++) {
+		const struct trace_function *fn = calltree__function(p->ct, fid);
+
+		if (fn)
+			function(p, fid, fn->name, fn->file, fn->line);
+	}
+	p->elided_id = max + 1;
+	function(p, p->elided_id, calltree__name(p->ct, CALLTREE_ELIDED), NULL, 0);
+}
+
+static void label_str(struct pp *p, const char *key, const char *val)
+{
+	pbuf__uint(&p->sub, 1, str(p, key));
+	pbuf__uint(&p->sub, 2, str(p, val));
+	pbuf__bytes(&p->msg, 3, p->sub.p, p->sub.len);
+	pbuf__reset(&p->sub);
+}
+
+static void label_num(struct pp *p, const char *key, uint64_t val)
+{
+	pbuf__uint(&p->sub, 1, str(p, key));
+	pbuf__uint(&p->sub, 3, val);
+	pbuf__bytes(&p->msg, 3, p->sub.p, p->sub.len);
+	pbuf__reset(&p->sub);
+}
+
+/* Location ids of node i's path, leaf first; returns the thread root's
+ * thread index, or -1 when the path is not under one. */
+static long path_of(struct pp *p, size_t i, size_t *n)
+{
+	*n = 0;
+	for (; i; i = calltree__node(p->ct, i)->parent) {
+		uint32_t fid = calltree__node(p->ct, i)->fid;
+
+		if (fid != CALLTREE_ELIDED && (fid & CALLTREE_THREAD_ROOT))
+			return (long)(fid & ~CALLTREE_THREAD_ROOT);
+		if (*n == p->stackcap) {
+			size_t cap = p->stackcap ? p->stackcap * 2 : 64;
+			uint64_t *v = realloc(p->stack, cap * sizeof(*v));
+
+			if (!v) {
+				p->err = -ENOMEM;
+				return -1;
+			}
+			p->stack = v;
+			p->stackcap = cap;
+		}
+		p->stack[(*n)++] = fid == CALLTREE_ELIDED ? p->elided_id : fid;
+	}
+	return -1;
+}
+
+static void sample(struct pp *p, size_t i)
+{
+	const struct calltree_node *node = calltree__node(p->ct, i);
+	uint64_t values[2] = { node->calls, node->self_ns };
+	const struct trace_thread *t;
+	size_t n;
+	long th;
+
+	if ((node->fid != CALLTREE_ELIDED && (node->fid & CALLTREE_THREAD_ROOT)) ||
+	    (!node->calls && !node->self_ns))
+		return;
+	th = path_of(p, i, &n);
+	pbuf__packed(&p->msg, 1, p->stack, n);
+	pbuf__packed(&p->msg, 2, values, 2);
+	if (th >= 0 && (t = calltree__thread(p->ct, (size_t)th))) {
+		label_str(p, "thread", t->name);
+		label_num(p, "tid", t->tid);
+		label_str(p, "process", t->process_name);
+		label_num(p, "pid", t->pid);
+	}
+	emit(p, P_SAMPLE);
+}
+
+static void string_table(struct pp *p)
+{
+	for (size_t i = 0; i < strtab__count(p->strs) && !p->err; i++) {
+		pbuf__str(&p->out, P_STRING_TABLE, strtab__get(p->strs, i));
+		if (p->out.len >= FLUSH_AT) {
+			p->err = gzout__write(p->gz, p->out.p, p->out.len);
+			pbuf__reset(&p->out);
+		}
+	}
+}
+
+static int write_all(struct pp *p)
+{
+	header(p);
+	mapping(p);
+	functions(p);
+	for (size_t i = 1; i < calltree__count(p->ct) && !p->err; i++)
+		sample(p, i);
+	string_table(p);
+	if (!p->err)
+		p->err = p->out.err ? p->out.err : p->msg.err ? p->msg.err : p->sub.err;
+	if (!p->err)
+		p->err = gzout__write(p->gz, p->out.p, p->out.len);
+	if (!p->err)
+		p->err = gzout__finish(p->gz);
+	return p->err;
+}
+
+int pprof__write(const struct calltree *ct, FILE *f)
+{
+	struct pp p = { .ct = ct };
+	int err;
+
+	if (!(p.strs = strtab__new()))
+		return -ENOMEM;
+	err = gzout__new(f, 6, &p.gz);
+	if (!err)
+		err = write_all(&p);
+	gzout__free(p.gz);
+	strtab__free(p.strs);
+	pbuf__free(&p.out);
+	pbuf__free(&p.msg);
+	pbuf__free(&p.sub);
+	free(p.stack);
+	return err;
+}

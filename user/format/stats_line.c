@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+/* stats_line.c: see stats_line.h.  The field names are the trace's own
+ * vocabulary (model/trace_stats.h), so a line reads as the stored stats. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "format/stats_line.h"
+#include "model/trace_stats.h"
+
+void stats_line__format(const struct trace_stats *st, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < trace_stat_nfields && n < len; i++) {
+		int k = snprintf(buf + n, len - n, "%s%s=%" PRIu64, i ? " " : "",
+				 trace_stat_fields[i].name, trace_stats__get(st, i));
+
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+}
+
+uint64_t stats_line__lost(const struct trace_stats *st)
+{
+	return st->ringbuf_drops + st->unmatched_exits;
+}
