@@ -196,7 +196,8 @@ def main():
         c.finish()
     except (Bad, zlib.error, KeyError, IndexError) as e:
         sys.exit("rule broken: %s" % e)
-    calls = {l.split("\t")[1]: int(l.split("\t")[2]) for l in report.splitlines()[1:]}
+    calls = {l.split("\t")[1]: int(l.split("\t")[2]) for l in report.splitlines()[1:]
+             if not l.startswith("#")}
     # Calls deeper than the cap are not slices; the trace counts them apart.
     deep = {f: n - c.slices.get(f, 0) for f, n in calls.items() if n != c.slices.get(f, 0)}
     capped = stats["depth_capped"]

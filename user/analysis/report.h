@@ -1,28 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /* report.h: a frame_sink that aggregates a trace per function (or per
- * thread and function) and prints the table `sledtrace report` shows. */
+ * thread or process and function, or per caller -> callee edge) and
+ * prints what `sledtrace report` shows, as a table or as TSV, CSV or JSON
+ * (schemas in docs/exports.md). */
 #ifndef SLEDTRACE_REPORT_H
 #define SLEDTRACE_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "model/frames.h"
 
-enum report_sort { REPORT_SORT_CALLS, REPORT_SORT_TOTAL, REPORT_SORT_SELF, REPORT_SORT_NAME };
-enum report_format { REPORT_TABLE, REPORT_TSV };
+enum report_sort {
+	REPORT_SORT_CALLS,
+	REPORT_SORT_TOTAL,
+	REPORT_SORT_SELF,
+	REPORT_SORT_NAME,
+	REPORT_SORT_AVG,
+	REPORT_SORT_MAX,
+};
+enum report_format { REPORT_TABLE, REPORT_TSV, REPORT_CSV, REPORT_JSON };
 
 struct report_opts {
 	bool by_thread;
 	enum report_sort sort; /* numbers descending, then name, then tid */
 	enum report_format format;
+	bool by_process;
+	uint32_t top;	      /* print the first N rows; 0: all */
+	const char *function; /* POSIX extended regex on names; NULL: all */
+	const char *callers;  /* print the callers of this function instead */
+	const char *callees;  /* print the callees of this function instead */
+	uint32_t width;	      /* table: columns to fit (names elided); 0: no limit */
 };
 
 struct report;
 
+/* -EINVAL when opts->function is not a valid regex. */
 int report__new(const struct report_opts *opts, struct report **out);
 struct frame_sink report__sink(struct report *r);
-/* After the sink's finish(); returns 0 or a negative errno. */
+/* After the sink's finish(); returns 0, -ENOENT when --callers/--callees
+ * names no function of the trace, or another negative errno. */
 int report__print(struct report *r, FILE *f);
 void report__free(struct report *r);
 

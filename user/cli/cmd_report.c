@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* cmd_report.c: `sledtrace report [OPTIONS] TRACE`: reads a Perfetto trace
- * and prints per-function calls, inclusive and self time (see report.c). */
+/* cmd_report.c: `sledtrace report [OPTIONS] TRACE`: its option table; the
+ * aggregation and the formats are analysis/report*.c's. */
+#include <errno.h>
+#include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "analysis/report.h"
 #include "cli/commands.h"
@@ -13,27 +18,81 @@
 _Static_assert(sizeof(enum report_format) == sizeof(int), "CLI_ENUM stores an int");
 _Static_assert(sizeof(enum report_sort) == sizeof(int), "CLI_ENUM stores an int");
 
-static const char *const format_names[] = { "table", "tsv", NULL };
-static const char *const sort_names[] = { "calls", "total", "self", "name", NULL };
+/* In enum report_format's and enum report_sort's order. */
+static const char *const format_names[] = { "table", "tsv", "csv", "json", NULL };
+static const char *const sort_names[] = { "calls", "total", "self", "name", "avg", "max", NULL };
 
 static const struct cli_option options[] = {
-	CLI_FLAG(0, "by-thread", S, by_thread, "one row per function and thread"),
-	CLI_ENUM(0, "format", S, format, format_names, "FORMAT", "table",
-		 "an aligned table, or tab-separated values"),
 	CLI_ENUM(0, "sort", S, sort, sort_names, "KEY", "calls",
 		 "order rows by this column, largest first (name: alphabetical)"),
+	CLI_UINT(0, "top", S, top, "N", "all", 1, UINT32_MAX, "print the first N rows only"),
+	CLI_FLAG(0, "by-thread", S, by_thread, "one row per function and thread (with its name)"),
+	CLI_FLAG(0, "by-process", S, by_process, "one row per function and process"),
+	CLI_STRING(0, "function", S, function, "REGEX", "all",
+		   "only functions whose name matches REGEX (POSIX extended)"),
+	CLI_STRING(0, "callers", S, callers, "FN", "none",
+		   "print the direct callers of the function named FN, with call counts"),
+	CLI_STRING(0, "callees", S, callees, "FN", "none",
+		   "print the functions FN calls directly, with call counts"),
+	CLI_ENUM(0, "format", S, format, format_names, "FORMAT", "table",
+		 "an aligned table fitted to the terminal, tab- or comma-separated values, or "
+		 "JSON (schemas: docs/exports.md)"),
 	CLI_END,
 };
 
+/* Options that exclude each other, and a regex that does not compile,
+ * are usage errors found before the trace is opened. */
+static int check(void *set, char *err, size_t errlen)
+{
+	S *o = set;
+	regex_t re;
+
+	if (o->by_thread && o->by_process) {
+		snprintf(err, errlen, "--by-thread and --by-process exclude each other");
+		return -1;
+	}
+	if (o->callers && o->callees) {
+		snprintf(err, errlen, "--callers and --callees exclude each other");
+		return -1;
+	}
+	if ((o->callers || o->callees) && (o->by_thread || o->by_process || o->function)) {
+		snprintf(err, errlen,
+			 "--callers/--callees print edges of one function: no --by-thread, "
+			 "--by-process or --function");
+		return -1;
+	}
+	if (o->function) {
+		if (regcomp(&re, o->function, REG_EXTENDED | REG_NOSUB)) {
+			snprintf(err, errlen, "bad --function regex '%s'", o->function);
+			return -1;
+		}
+		regfree(&re);
+	}
+	return 0;
+}
+
+/* Columns of the terminal the table goes to; 0 (no limit) when not one. */
+static uint32_t term_width(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	return env && atoi(env) > 0 ? (uint32_t)atoi(env) : 0;
+}
+
 static int run(void *set, char **operands, int noperands)
 {
+	S *o = set;
 	struct report *r = NULL;
 	struct frame_sink sink;
 	char err[512];
 	int rc;
 
 	(void)noperands;
-	if (report__new(set, &r)) {
+	o->width = o->format == REPORT_TABLE ? term_width() : 0;
+	if (report__new(o, &r)) {
 		fprintf(stderr, "sledtrace: out of memory\n");
 		return EXIT_FAILURE_RUN;
 	}
@@ -41,7 +100,10 @@ static int run(void *set, char **operands, int noperands)
 	rc = perfetto_reader__read(operands[0], &sink, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "sledtrace: %s\n", err);
-	else if ((rc = report__print(r, stdout)))
+	else if ((rc = report__print(r, stdout)) == -ENOENT)
+		fprintf(stderr, "sledtrace: report: no function named '%s' in %s\n",
+			o->callers ? o->callers : o->callees, operands[0]);
+	else if (rc)
 		fprintf(stderr, "sledtrace: report: cannot write output\n");
 	report__free(r);
 	return rc ? EXIT_FAILURE_RUN : EXIT_OK;
@@ -49,15 +111,18 @@ static int run(void *set, char **operands, int noperands)
 
 const struct cli_command cmd_report = {
 	.name = "report",
-	.summary = "per-function table (calls, total, self) of a trace",
+	.summary = "per-function calls, times, percentiles, callers of a trace",
 	.synopsis = "[OPTIONS] TRACE",
 	.about = "Reads TRACE ('-' is standard input) and prints, per function, its calls, "
-		 "inclusive (total) and exclusive (self) time, then the trace's statistics: "
-		 "dropped, inferred and unfinished events.",
+		 "inclusive (total) and exclusive (self) time, min/avg/p50/p99/max duration "
+		 "and share of self time, then the trace's statistics: dropped, inferred and "
+		 "unfinished events.  Long names are elided in the middle to fit the terminal "
+		 "($COLUMNS when not one); the other formats keep them whole.",
 	.operand = "TRACE",
 	.options = options,
 	.min_operands = 1,
 	.max_operands = 1,
+	.check = check,
 	.run = run,
 	.settings_size = sizeof(S),
 };

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* report_int.h: what report.c aggregates and report_print.c prints. */
+#ifndef SLEDTRACE_REPORT_INT_H
+#define SLEDTRACE_REPORT_INT_H
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "analysis/histogram.h"
+#include "analysis/report.h"
+#include "model/thread_slots.h"
+#include "util/u64map.h"
+
+struct row {
+	uint32_t group; /* 0, or thread (--by-thread) or process index + 1 */
+	uint32_t fid;
+	uint64_t calls;	   /* with elided calls */
+	uint64_t measured; /* calls with a duration */
+	uint64_t total, self, dur_sum, min, max;
+	struct histogram *hist;
+};
+
+struct edge {
+	uint32_t caller, callee; /* caller 0: no caller (a thread's root) */
+	uint64_t calls, dur_sum;
+};
+
+/* A thread (--by-thread) or process (--by-process) as rows name it. */
+struct rgroup {
+	uint32_t pid, tid;
+	char *name, *process;
+};
+
+/* Per traced thread: what a leave needs to split time. */
+struct rthread {
+	uint64_t *child;  /* by depth: inclusive time of finished children */
+	uint32_t *active; /* by fid: open activations */
+	size_t nchild, nactive;
+};
+
+struct report {
+	struct report_opts o;
+	regex_t re;
+	bool have_re;
+	char **names; /* by fid */
+	size_t nnames;
+	struct row *rows;
+	size_t nrows, caprows;
+	struct edge *edges;
+	size_t nedges, capedges;
+	struct u64map row_idx, edge_idx, group_idx;
+	struct thread_slots threads; /* struct rthread by thread index */
+	struct rgroup *groups;	     /* by group id, through group_idx */
+	size_t ngroups;
+	struct trace_stats st;
+};
+
+const char *report__name(const struct report *r, uint32_t fid);
+/* --callers/--callees output (report_edges.c). */
+int report_edges__print(struct report *r, FILE *f);
+/* The trace's stats: "stats: ..." after the table, "# stats: ..." last in
+ * TSV and CSV; JSON carries them as an object. */
+void report__put_stats(const struct report *r, FILE *f);
+/* The thread or process a group id names; NULL when unknown. */
+const struct rgroup *report__group(const struct report *r, uint32_t id);
+
+#endif

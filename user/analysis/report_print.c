@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/* report_print.c: prints what report.c aggregated: the per-function (or
+ * per thread/process) table or the callers/callees of one function, as a
+ * terminal table or TSV, CSV, JSON.  Every format carries the trace's
+ * stats.  The column sets are a stable interface (docs/exports.md): new
+ * columns go at the end. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report_int.h"
+#include "format/json_out.h"
+#include "format/stats_line.h"
+#include "model/trace_stats.h"
+
+#define MIN_NAME 24
+
+struct pr {
+	struct report *r;
+	FILE *f;
+	uint64_t self_sum;
+};
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static uint64_t avg_of(const struct row *row)
+{
+	return row->measured ? row->dur_sum / row->measured : 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *ctx)
+{
+	const struct report *r = ctx;
+	const struct row *a = *(const struct row *const *)pa, *b = *(const struct row *const *)pb;
+	int c = 0;
+
+	switch (r->o.sort) {
+	case REPORT_SORT_CALLS:
+		c = cmp_u64_desc(a->calls, b->calls);
+		break;
+	case REPORT_SORT_TOTAL:
+		c = cmp_u64_desc(a->total, b->total);
+		break;
+	case REPORT_SORT_SELF:
+		c = cmp_u64_desc(a->self, b->self);
+		break;
+	case REPORT_SORT_AVG:
+		c = cmp_u64_desc(avg_of(a), avg_of(b));
+		break;
+	case REPORT_SORT_MAX:
+		c = cmp_u64_desc(a->max, b->max);
+		break;
+	case REPORT_SORT_NAME:
+		break;
+	}
+	if (!c)
+		c = strcmp(report__name(r, a->fid), report__name(r, b->fid));
+	if (!c && r->o.by_thread) {
+		uint32_t ta = report__group(r, a->group) ? report__group(r, a->group)->tid : 0;
+		uint32_t tb = report__group(r, b->group) ? report__group(r, b->group)->tid : 0;
+
+		c = (ta > tb) - (ta < tb);
+	}
+	return c ? c : (a->group > b->group) - (a->group < b->group);
+}
+
+static const char *human_ns(char *buf, size_t n, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%" PRIu64 "ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.3fus", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.3fms", ns / 1e6);
+	else
+		snprintf(buf, n, "%.3fs", ns / 1e9);
+	return buf;
+}
+
+/* s, or its head and tail around "..." when longer than max. */
+static void put_elided(FILE *f, const char *s, size_t max, int pad)
+{
+	size_t n = strlen(s), head;
+
+	if (!max || n <= max) {
+		fprintf(f, "%-*s", pad, s);
+		return;
+	}
+	head = (max - 3 + 1) / 2;
+	fprintf(f, "%.*s...%s", (int)head, s, s + n - (max - 3 - head));
+	if (pad > (int)max)
+		fprintf(f, "%*s", pad - (int)max, "");
+}
+
+struct cols {
+	uint64_t min, avg, p50, p99, max;
+	double share;
+};
+
+static struct cols cols_of(const struct pr *p, const struct row *row)
+{
+	struct cols c = { .avg = avg_of(row), .max = row->max };
+
+	c.min = row->measured ? row->min : 0;
+	if (row->hist) {
+		c.p50 = histogram__quantile(row->hist, row->measured, 0.50, c.min, c.max);
+		c.p99 = histogram__quantile(row->hist, row->measured, 0.99, c.min, c.max);
+	}
+	c.share = p->self_sum ? (double)row->self / (double)p->self_sum : 0;
+	return c;
+}
+
+/* ---- table ---- */
+
+static unsigned group_width(const struct report *r)
+{
+	return r->o.by_thread || r->o.by_process ? 9 + 17 : 0;
+}
+
+static void table_header(const struct pr *p)
+{
+	const struct report *r = p->r;
+
+	if (r->o.by_thread)
+		fprintf(p->f, "%8s %-16s ", "TID", "THREAD");
+	else if (r->o.by_process)
+		fprintf(p->f, "%8s %-16s ", "PID", "PROCESS");
+	fprintf(p->f, "%10s %10s %10s %9s %9s %9s %9s %9s %6s  %s\n", "CALLS", "TOTAL", "SELF",
+		"MIN", "AVG", "P50", "P99", "MAX", "SHARE", "FUNCTION");
+}
+
+static void table_row(const struct pr *p, const struct row *row)
+{
+	const struct report *r = p->r;
+	struct cols c = cols_of(p, row);
+	char b[8][32];
+	unsigned used = group_width(r) + 10 + 2 * 11 + 5 * 10 + 7 + 2;
+	size_t max = r->o.width > used + MIN_NAME ? r->o.width - used : r->o.width ? MIN_NAME : 0;
+
+	if (r->o.by_thread || r->o.by_process) {
+		const struct rgroup *g = report__group(r, row->group);
+
+		fprintf(p->f, "%8" PRIu32 " ", g ? (r->o.by_thread ? g->tid : g->pid) : 0);
+		put_elided(p->f, g ? (r->o.by_thread ? g->name : g->process) : "?", 16, 16);
+		fputc(' ', p->f);
+	}
+	fprintf(p->f, "%10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s %5.1f%%  ", row->calls,
+		human_ns(b[0], 32, row->total), human_ns(b[1], 32, row->self),
+		human_ns(b[2], 32, c.min), human_ns(b[3], 32, c.avg), human_ns(b[4], 32, c.p50),
+		human_ns(b[5], 32, c.p99), human_ns(b[6], 32, c.max), 100.0 * c.share);
+	put_elided(p->f, report__name(r, row->fid), max, 0);
+	fputc('\n', p->f);
+}
+
+/* ---- TSV and CSV ---- */
+
+static void put_field(const struct pr *p, const char *s)
+{
+	if (p->r->o.format == REPORT_TSV) {
+		for (; *s; s++) /* a tab or newline would shift columns */
+			fputc(*s == '\t' || *s == '\n' ? ' ' : *s, p->f);
+		return;
+	}
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, p->f);
+		return;
+	}
+	fputc('"', p->f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', p->f);
+		fputc(*s, p->f);
+	}
+	fputc('"', p->f);
+}
+
+static const char *const flat_cols[] = { "tid",	   "function", "calls",	 "total_ns", "self_ns",
+					 "min_ns", "avg_ns",   "p50_ns", "p99_ns",   "max_ns",
+					 "share",  "pid",      "thread", "process" };
+
+static void flat_header(const struct pr *p)
+{
+	char sep = p->r->o.format == REPORT_TSV ? '\t' : ',';
+
+	for (size_t i = 0; i < sizeof(flat_cols) / sizeof(flat_cols[0]); i++)
+		fprintf(p->f, "%s%s", i ? (char[]){ sep, 0 } : "", flat_cols[i]);
+	fputc('\n', p->f);
+}
+
+static void flat_row(const struct pr *p, const struct row *row)
+{
+	const struct report *r = p->r;
+	const struct rgroup *g = report__group(r, row->group);
+	struct cols c = cols_of(p, row);
+	char sep = r->o.format == REPORT_TSV ? '\t' : ',', tid[16] = "*", pid[16] = "*";
+
+	if (r->o.by_thread && g)
+		snprintf(tid, sizeof(tid), "%" PRIu32, g->tid);
+	if (g)
+		snprintf(pid, sizeof(pid), "%" PRIu32, g->pid);
+	fprintf(p->f, "%s%c", tid, sep);
+	put_field(p, report__name(r, row->fid));
+	fprintf(p->f,
+		"%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64
+		"%c%" PRIu64 "%c%" PRIu64 "%c%.6f%c%s%c",
+		sep, row->calls, sep, row->total, sep, row->self, sep, c.min, sep, c.avg, sep,
+		c.p50, sep, c.p99, sep, c.max, sep, c.share, sep, pid, sep);
+	put_field(p, g && r->o.by_thread ? g->name : "");
+	fputc(sep, p->f);
+	put_field(p, g ? g->process : "");
+	fputc('\n', p->f);
+}
+
+/* ---- JSON ---- */
+
+static void json_row(const struct pr *p, const struct row *row, bool first)
+{
+	const struct report *r = p->r;
+	const struct rgroup *g = report__group(r, row->group);
+	struct cols c = cols_of(p, row);
+
+	fputs(first ? "\n{\"function\":" : ",\n{\"function\":", p->f);
+	json_out__str(p->f, report__name(r, row->fid));
+	fprintf(p->f,
+		",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"self_ns\":%" PRIu64
+		",\"min_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
+		",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"share\":%.6f",
+		row->calls, row->total, row->self, c.min, c.avg, c.p50, c.p99, c.max, c.share);
+	if (r->o.by_thread && g)
+		fprintf(p->f, ",\"tid\":%" PRIu32, g->tid);
+	if (g) {
+		fprintf(p->f, ",\"pid\":%" PRIu32, g->pid);
+		if (r->o.by_thread) {
+			fputs(",\"thread\":", p->f);
+			json_out__str(p->f, g->name);
+		}
+		fputs(",\"process\":", p->f);
+		json_out__str(p->f, g->process);
+	}
+	fputc('}', p->f);
+}
+
+static const char *group_word(const struct report *r)
+{
+	return r->o.by_thread ? "thread" : r->o.by_process ? "process" : "function";
+}
+
+/* ---- rows ---- */
+
+void report__put_stats(const struct report *r, FILE *f)
+{
+	char line[512];
+
+	if (r->o.format == REPORT_JSON) {
+		fputs("\"stats\":{", f);
+		for (size_t i = 0; i < trace_stat_nfields; i++)
+			fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", trace_stat_fields[i].name,
+				trace_stats__get(&r->st, i));
+		fputc('}', f);
+		return;
+	}
+	stats_line__format(&r->st, line, sizeof(line));
+	if (r->o.format == REPORT_TABLE)
+		fprintf(f, "\nstats: %s\n", line);
+	else
+		fprintf(f, "# stats: %s\n", line);
+}
+
+static int print_rows(struct pr *p)
+{
+	struct report *r = p->r;
+	const struct row **v = malloc((r->nrows ? r->nrows : 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nrows; i++) {
+		p->self_sum += r->rows[i].self;
+		if (!r->have_re || !regexec(&r->re, report__name(r, r->rows[i].fid), 0, NULL, 0))
+			v[n++] = &r->rows[i];
+	}
+	qsort_r(v, n, sizeof(*v), cmp_rows, r);
+	if (r->o.top && r->o.top < n)
+		n = r->o.top;
+	if (r->o.format == REPORT_JSON)
+		fprintf(p->f, "{\"schema\":\"sledtrace.report/1\",\"group\":\"%s\",\"rows\":[",
+			group_word(r));
+	else if (r->o.format == REPORT_TABLE)
+		table_header(p);
+	else
+		flat_header(p);
+	for (size_t i = 0; i < n; i++) {
+		if (r->o.format == REPORT_JSON)
+			json_row(p, v[i], i == 0);
+		else if (r->o.format == REPORT_TABLE)
+			table_row(p, v[i]);
+		else
+			flat_row(p, v[i]);
+	}
+	if (r->o.format == REPORT_JSON) {
+		fputs("\n],", p->f);
+		report__put_stats(r, p->f);
+		fputs("}\n", p->f);
+	} else {
+		report__put_stats(r, p->f);
+	}
+	free(v);
+	return 0;
+}
+
+int report__print(struct report *r, FILE *f)
+{
+	struct pr p = { .r = r, .f = f };
+	int err = r->o.callers || r->o.callees ? report_edges__print(r, f) : print_rows(&p);
+
+	if (err)
+		return err;
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}
