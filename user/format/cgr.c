@@ -45,18 +45,48 @@ static bool under_root(const struct cgr *g, const char *path)
 	       (path[g->rootlen] == '/' || g->root[g->rootlen - 1] == '/');
 }
 
+/* Resolves "." and ".." lexically (DWARF paths read like
+ * /src/build/../lib/x.c), so a file is judged by where it really is. */
+static void normalize(const char *in, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (!len)
+		return;
+	out[0] = '\0';
+	if (!in || in[0] != '/')
+		return;
+	for (const char *p = in; *p;) {
+		const char *e = strchr(p, '/');
+		size_t k = e ? (size_t)(e - p) : strlen(p);
+
+		if (k == 2 && !strncmp(p, "..", 2)) {
+			while (n && out[--n] != '/')
+				;
+		} else if (k && !(k == 1 && p[0] == '.') && n + 1 + k < len) {
+			out[n++] = '/';
+			memcpy(out + n, p, k);
+			n += k;
+		}
+		out[n] = '\0';
+		p += k + (e != NULL);
+	}
+	if (!n)
+		snprintf(out, len, "/");
+}
+
 static int endpoint(struct cgr *g, const struct trace_function *fn, uint32_t *out)
 {
 	enum cgr_lang lang = cgr_names__lang(fn->file);
-	char name[512], key[PATH_MAX + 600];
+	char name[512], path[PATH_MAX], key[PATH_MAX + 600];
 	int64_t k;
 
 	*out = NO_EP;
-	if (!under_root(g, fn->file) || cgr_names__bare(lang, fn->name, name, sizeof(name)) ||
-	    !name[0])
+	normalize(fn->file, path, sizeof(path));
+	if (!under_root(g, path) || cgr_names__bare(lang, fn->name, name, sizeof(name)) || !name[0])
 		return 0;
 	g->langs |= 1u << lang;
-	snprintf(key, sizeof(key), "%s\t%s\t%u", fn->file, name, fn->line);
+	snprintf(key, sizeof(key), "%s\t%s\t%u", path, name, fn->line);
 	if ((k = strtab__intern(g->keys, key)) < 0)
 		return (int)k;
 	if ((size_t)k == g->neps) {
@@ -69,7 +99,7 @@ static int endpoint(struct cgr *g, const struct trace_function *fn, uint32_t *ou
 			g->eps = v;
 			g->cap = cap;
 		}
-		g->eps[g->neps] = (struct cgr_ep){ strdup(fn->file), strdup(name), fn->line };
+		g->eps[g->neps] = (struct cgr_ep){ strdup(path), strdup(name), fn->line };
 		if (!g->eps[g->neps].path || !g->eps[g->neps].name) {
 			free(g->eps[g->neps].path);
 			free(g->eps[g->neps].name);
@@ -171,11 +201,14 @@ static void emit(const struct cgr *g, FILE *f)
 
 int cgr__write(const struct calltree *ct, const char *repo_root, FILE *f)
 {
-	struct cgr g = { .ct = ct, .root = repo_root, .rootlen = strlen(repo_root) };
+	char root[PATH_MAX];
+	struct cgr g = { .ct = ct, .root = root };
 	int err = -ENOMEM;
 
-	if (!g.rootlen || repo_root[0] != '/')
+	normalize(repo_root, root, sizeof(root));
+	if (!root[0])
 		return -EINVAL;
+	g.rootlen = strlen(root);
 	if ((g.keys = strtab__new()) && !(err = collect(&g))) {
 		emit(&g, f);
 		err = ferror(f) ? -EIO : 0;

@@ -71,6 +71,22 @@ static bool is_hex16_hash(const char *h)
 	return true;
 }
 
+/* Drops a trailing generic argument list: drop_in_place<T> -> drop_in_place,
+ * max_of<int> -> max_of (one name for every instantiation). */
+static size_t strip_args(const char *seg, size_t n)
+{
+	int d = 0;
+
+	if (!n || seg[n - 1] != '>')
+		return n;
+	for (size_t i = n; i-- > 0;) {
+		d += depth_step(seg[i]);
+		if (!d)
+			return i;
+	}
+	return n;
+}
+
 static bool rust_bare(const char *s, char *out, size_t outlen)
 {
 	size_t n = strlen(s), len;
@@ -79,6 +95,8 @@ static bool rust_bare(const char *s, char *out, size_t outlen)
 	if (n > 19 && !strncmp(s + n - 19, "::", 2) && is_hex16_hash(s + n - 17))
 		n -= 19; /* legacy mangling's ::h<16 hex> */
 	seg = rust_last_segment(s, n, &len);
+	if (len && seg[0] != '<')
+		len = strip_args(seg, len);
 	copy(out, outlen, seg, len);
 	return len && seg[0] == '{'; /* {{closure}}, {closure#0}, {shim:...} */
 }
@@ -135,6 +153,24 @@ static size_t cpp_name_len(const char *s, size_t *op_at)
 	return strlen(s);
 }
 
+/* A depth-0 scope of the name is a lambda: GCC's {lambda(int)#1},
+ * clang's $_0 (inside template arguments it is only a parameter type). */
+static bool cpp_anonymous(const char *s, size_t n)
+{
+	int d = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool seg = i == 0 || (i >= 2 && s[i - 1] == ':' && s[i - 2] == ':');
+
+		if (!d && seg &&
+		    (!strncmp(s + i, "$_", 2) || !strncmp(s + i, "{lambda(", 8) ||
+		     !strncmp(s + i, "{unnamed type", 13)))
+			return true;
+		d += depth_step(s[i]);
+	}
+	return false;
+}
+
 /* "(anonymous namespace)::" qualifies like any namespace: drop it. */
 static void strip_anon(const char *name, char *buf, size_t len)
 {
@@ -161,11 +197,11 @@ static bool cpp_bare(const char *name, char *out, size_t outlen)
 	int d = 0;
 
 	strip_anon(name, buf, sizeof(buf));
-	if (strstr(s, "{lambda(") || strstr(s, "{unnamed type")) {
+	n = cpp_name_len(s, &op);
+	if (cpp_anonymous(s, n)) {
 		copy(out, outlen, "lambda", 6);
 		return true;
 	}
-	n = cpp_name_len(s, &op);
 	if (op != (size_t)-1 && op < n) {
 		copy(out, outlen, s + op, operator_len(s, op));
 		return false;
@@ -178,17 +214,7 @@ static bool cpp_bare(const char *name, char *out, size_t outlen)
 		else if (!d && s[i] == ' ')
 			seg = s + i + 1;
 	}
-	n = (size_t)(s + n - seg);
-	if (n && seg[n - 1] == '>') { /* template arguments: max_of<int> -> max_of */
-		d = 0;
-		for (i = n; i-- > 0;) {
-			d += depth_step(seg[i]);
-			if (!d) {
-				n = i;
-				break;
-			}
-		}
-	}
+	n = strip_args(seg, (size_t)(s + n - seg));
 	copy(out, outlen, seg, n);
 	return false;
 }
