@@ -181,6 +181,7 @@ static int rp_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uin
 	if (!row)
 		return -ENOMEM;
 	row->calls += calls;
+	row->elided += calls;
 	return 0;
 }
 

@@ -17,6 +17,7 @@ struct row {
 	uint32_t fid;
 	uint64_t calls;	   /* with elided calls */
 	uint64_t measured; /* calls with a duration */
+	uint64_t elided;   /* calls a writer elided: counted, never timed */
 	uint64_t total, self, dur_sum, min, max;
 	struct histogram *hist;
 };

@@ -180,7 +180,7 @@ static void put_field(const struct pr *p, const char *s)
 
 static const char *const flat_cols[] = { "tid",	   "function", "calls",	 "total_ns", "self_ns",
 					 "min_ns", "avg_ns",   "p50_ns", "p99_ns",   "max_ns",
-					 "share",  "pid",      "thread", "process" };
+					 "share",  "pid",      "thread", "process",  "elided" };
 
 static void flat_header(const struct pr *p)
 {
@@ -212,7 +212,7 @@ static void flat_row(const struct pr *p, const struct row *row)
 	put_field(p, g && r->o.by_thread ? g->name : "");
 	fputc(sep, p->f);
 	put_field(p, g ? g->process : "");
-	fputc('\n', p->f);
+	fprintf(p->f, "%c%" PRIu64 "\n", sep, row->elided);
 }
 
 /* ---- JSON ---- */
@@ -230,6 +230,7 @@ static void json_row(const struct pr *p, const struct row *row, bool first)
 		",\"min_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
 		",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"share\":%.6f",
 		row->calls, row->total, row->self, c.min, c.avg, c.p50, c.p99, c.max, c.share);
+	fprintf(p->f, ",\"elided\":%" PRIu64, row->elided);
 	if (r->o.by_thread && g)
 		fprintf(p->f, ",\"tid\":%" PRIu32, g->tid);
 	if (g) {

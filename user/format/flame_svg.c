@@ -120,6 +120,7 @@ static void frame(struct fl *l, uint32_t i, double height)
 	const char *name = i ? calltree__name(l->ct, n->fid) : "all";
 	double w = (double)l->incl[i] * l->scale, x = PAD + (double)l->x[i] * l->scale;
 	double y = height - BOTTOM - (double)(l->depth[i] + 1) * ROW;
+	size_t fits = w > 6 ? (size_t)((w - 6) / CHAR_PX) : 0;
 	unsigned r, g, b;
 
 	if (w < l->min_width || !l->incl[i])
@@ -139,9 +140,10 @@ static void frame(struct fl *l, uint32_t i, double height)
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
 		"fill=\"rgb(%u,%u,%u)\"/>",
 		x, y, w, ROW - 1, r, g, b);
-	if (w >= 3 * CHAR_PX) {
+	/* a label needs room for a few characters, or ".." if cut */
+	if (fits >= strlen(name) || fits >= 4) {
 		fprintf(l->f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + ROW - 4);
-		put_text(l->f, name, (size_t)((w - 6) / CHAR_PX));
+		put_text(l->f, name, fits);
 		fputs("</text>", l->f);
 	}
 	fputs("</g>\n", l->f);
