@@ -20,6 +20,8 @@ check_counts.py), then runs one case:
              calls per function (min width 0) = report
   folded     --weight=calls: calls per leaf = report
   perfetto   convert --to=perfetto -o X.pb.gz gunzips to the trace itself
+  record-gz  record -o X.pb.gz is gzip (python's gzip reads it) and reports
+             the fixture's counts, read directly and gunzip'd
   report     table/tsv/csv/json agree; --top, --function, --by-process,
              --callers/--callees, percentiles ordered, names elided to fit
   bad-input  truncated, corrupt, empty and non-trace files: every command
@@ -373,9 +375,30 @@ def case_perfetto(ctx):
     with gzip.open(path) as f, open(ctx.trace, "rb") as g:
         if f.read() != g.read():
             raise CheckFailed("the .pb.gz does not gunzip to the trace")
-    out, _ = sh([ctx.sledtrace, "report", "--format=json", path + ".nope"], "report",
-                ok=(1,))
-    print("gzip'd copy is byte-identical after gunzip")
+    again = sh([ctx.sledtrace, "report", "--format=json", path], "report")[0]
+    if json.loads(again)["rows"] != list(ctx.rows.values()):
+        raise CheckFailed("report reads the .pb.gz differently")
+    print("gzip'd copy is byte-identical after gunzip, and report reads it")
+
+
+def case_record_gz(ctx):
+    """record -o NAME.gz writes gzip (python's gzip reads it); sledtrace
+    reads the .gz itself, and both give the fixture's counts."""
+    gz = os.path.join(ctx.tmp, "again.pb.gz")
+    status, out, err = run([ctx.sledtrace, "record", "-q", "-o", gz, "--"] + ctx.cmd, TIMEOUT,
+                           "sledtrace record")
+    if status != 0 or not os.path.exists(gz):
+        raise CheckFailed("record -o %s exited %d: %s" % (gz, status, err))
+    counts, _ = parse_counts(out, "the fixture")
+    plain = os.path.join(ctx.tmp, "again.pftrace")
+    with gzip.open(gz) as f, open(plain, "wb") as g:
+        g.write(f.read())
+    reports = [sh([ctx.sledtrace, "report", "--by-thread", "--format=tsv", p], "report")[0]
+               for p in (gz, plain)]
+    if reports[0] != reports[1]:
+        raise CheckFailed("the .gz and its gunzip'd trace report differently")
+    got = {k: v[0] for k, v in parse_report(reports[0], exact_names=True).items() if v[0]}
+    expect_equal("record -o .gz calls per (tid, function)", counts, got)
 
 
 # ---- report formats ---------------------------------------------------------------
@@ -492,7 +515,7 @@ def case_drops(ctx):
 
 CASES = {"pprof": case_pprof, "chrome": case_chrome, "pola": case_pola, "cgr": case_cgr,
          "dot": case_dot, "svg": case_svg, "folded": case_folded, "perfetto": case_perfetto,
-         "report": case_report, "bad-input": case_bad_input, "drops": case_drops}
+         "report": case_report, "record-gz": case_record_gz, "bad-input": case_bad_input, "drops": case_drops}
 
 
 def main():

@@ -44,7 +44,8 @@ struct reader {
 	char *err;
 	size_t errlen;
 	int fd;
-	uint64_t fsize; /* 0 when not a regular file */
+	gzFile gz;	/* a gzip'd trace (.pb.gz), else NULL */
+	uint64_t fsize; /* 0 when not a regular file, or gzip'd */
 	uint8_t rbuf[64 << 10];
 	size_t rlen, rpos;
 	uint64_t roff; /* file offset of rbuf[rpos] */
@@ -137,6 +138,19 @@ static int fill(struct reader *r)
 {
 	ssize_t n;
 
+	if (r->gz) {
+		int errnum;
+
+		n = gzread(r->gz, r->rbuf, sizeof(r->rbuf));
+		if (n < 0) {
+			gzerror(r->gz, &errnum);
+			return errnum == Z_ERRNO ? fail(r, -errno, "read: %s", strerror(errno))
+						 : fail(r, -EINVAL, "corrupt gzip data");
+		}
+		r->rlen = (size_t)n;
+		r->rpos = 0;
+		return n > 0;
+	}
 	do
 		n = read(r->fd, r->rbuf, sizeof(r->rbuf));
 	while (n < 0 && errno == EINTR);
@@ -376,9 +390,29 @@ static void reader_free(struct reader *r)
 		inflateEnd(&r->z);
 	free(r->pkt);
 	free(r->chunk);
+	if (r->gz)
+		gzclose(r->gz);
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r);
+}
+
+/* A trace that starts with gzip's magic is read through zlib. */
+static int open_gzip(struct reader *r)
+{
+	uint8_t magic[2];
+	int fd;
+
+	if (pread(r->fd, magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b)
+		return 0;
+	if ((fd = dup(r->fd)) < 0 || !(r->gz = gzdopen(fd, "rb"))) {
+		if (fd >= 0)
+			close(fd);
+		return fail(r, -ENOMEM, "out of memory");
+	}
+	gzbuffer(r->gz, 256 << 10);
+	r->fsize = 0; /* packet lengths cannot be checked against it */
+	return 0;
 }
 
 static int reader_open(struct reader *r, const char *path)
@@ -397,6 +431,8 @@ static int reader_open(struct reader *r, const char *path)
 	if (S_ISDIR(st.st_mode))
 		return fail(r, -EISDIR, "%s", strerror(EISDIR));
 	r->fsize = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	if (r->fsize && open_gzip(r))
+		return -ENOMEM;
 	if (inflateInit(&r->z) != Z_OK)
 		return fail(r, -ENOMEM, "out of memory");
 	r->z_ready = true;

@@ -3,6 +3,7 @@
  * record__free releases whatever exists, so each phase can fail and return
  * without cleanup code of its own. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "model/frame_filter.h"
 #include "model/frames.h"
 #include "probe/launch.h"
+#include "util/gzout.h"
 #include "util/output_file.h"
 #include "format/perfetto_writer.h"
 #include "probe/probe_plan.h"
@@ -511,6 +513,42 @@ static void warn_runtime(const struct record *r, const struct record_summary *su
 			r->path);
 }
 
+static int gzip_fd(FILE *f, void *ctx)
+{
+	return gzout__copy_fd(*(const int *)ctx, f);
+}
+
+/* -o NAME.gz: the trace was written plainly (the writer streams to a file
+ * descriptor); it is gzip'd into NAME.gz and the plain copy dropped. */
+static bool wants_gzip(const char *out)
+{
+	size_t n = strlen(out);
+
+	return n >= 4 && !strcmp(out + n - 3, ".gz");
+}
+
+static int commit(struct record *r, char *err, size_t errlen)
+{
+	const char *out = r->opts->output;
+	char self[64];
+	int ret, fd;
+
+	if (!wants_gzip(out) || r->out.kind != OUTPUT_ATOMIC)
+		return output_file__commit(&r->out, err, errlen);
+	/* the plain copy is write-only (and may have no name): reopen it */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", r->out.fd);
+	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read back the trace for %s: %s", out,
+			 strerror(errno));
+	} else {
+		ret = output_file__write_stream(out, gzip_fd, &fd, err, errlen);
+		close(fd);
+	}
+	output_file__abort(&r->out);
+	return ret;
+}
+
 int record__finish(struct record *r)
 {
 	struct trace_stats st = *collector__stats(r->col);
@@ -523,7 +561,7 @@ int record__finish(struct record *r)
 	ret = frame_builder__finish(r->fb, &st);
 	if (ret)
 		return fail(ret, "cannot write %s: %s", r->out.path, strerror(-ret));
-	ret = output_file__commit(&r->out, err, sizeof(err));
+	ret = commit(r, err, sizeof(err));
 	if (ret)
 		return fail(ret, "%s", err, NULL);
 	progress__clear(&r->prog);

@@ -3,7 +3,9 @@
  * 15 + 16); output goes out in 64 KiB blocks so memory stays flat. */
 #include <errno.h>
 #include <stdbool.h>
+#include <assert.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "util/gzout.h"
@@ -89,4 +91,29 @@ void gzout__free(struct gzout *g)
 		return;
 	deflateEnd(&g->z);
 	free(g);
+}
+
+int gzout__copy_fd(int fd, FILE *f)
+{
+	struct gzout *g = NULL;
+	static_assert(GZ_BLOCK <= (1u << 20), "one block on the stack");
+	unsigned char buf[GZ_BLOCK];
+	off_t off = 0;
+	ssize_t n;
+	int err = gzout__new(f, 6, &g);
+
+	while (!err && (n = pread(fd, buf, sizeof(buf), off)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		err = gzout__write(g, buf, (size_t)n);
+		off += n;
+	}
+	if (!err)
+		err = gzout__finish(g);
+	gzout__free(g);
+	return err;
 }

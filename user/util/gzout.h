@@ -17,5 +17,7 @@ int gzout__write(struct gzout *g, const void *data, size_t len);
 /* Ends the gzip member (trailer with CRC and length); the FILE is not closed. */
 int gzout__finish(struct gzout *g);
 void gzout__free(struct gzout *g);
+/* Gzips everything in fd (from offset 0, with pread) onto f. */
+int gzout__copy_fd(int fd, FILE *f);
 
 #endif
