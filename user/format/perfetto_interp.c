@@ -318,23 +318,23 @@ static int clock_snapshot(struct pr_seq *s, const Perfetto__Protos__ClockSnapsho
 	return 0;
 }
 
-/* Boot-time ns of a packet; false when its clock is undefined here.
- * Builtin clocks other than BOOTTIME are taken as they are. */
-static bool packet_time(struct pr_seq *s, const Packet *p, uint64_t *ts)
+/* Boot-time ns of a packet's timestamp; false when its clock is
+ * undefined here.  Builtin clocks other than BOOTTIME are taken as they
+ * are. */
+static bool packet_time(struct pr_seq *s, bool has_clock_id, uint32_t clock_id, uint64_t timestamp,
+			uint64_t *ts)
 {
-	uint32_t id = p->has_timestamp_clock_id ? p->timestamp_clock_id
-		      : s->has_clock		? s->def_clock
-						: CLOCK_BOOTTIME_ID;
+	uint32_t id = has_clock_id ? clock_id : s->has_clock ? s->def_clock : CLOCK_BOOTTIME_ID;
 	struct seq_clock *c;
 	uint64_t v;
 
 	if (id < 64 || id > 127) {
-		*ts = p->timestamp;
+		*ts = timestamp;
 		return true;
 	}
 	if (!s->clocks || !(c = &s->clocks[id - 64])->set)
 		return false;
-	v = c->incremental ? (c->value += p->timestamp) : p->timestamp;
+	v = c->incremental ? (c->value += timestamp) : timestamp;
 	*ts = c->ref_boot + (v - c->ref_value) * c->unit;
 	return true;
 }
@@ -397,7 +397,7 @@ static int meta_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEv
 }
 
 static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_thread *t,
-		       const Perfetto__Protos__TrackEvent *ev, uint64_t ts)
+		       const struct perfetto_fast_event *ev, const char *name, uint64_t ts)
 {
 	const struct pr_loc *loc = NULL;
 	struct trace_function ident = { 0 }, *id = NULL;
@@ -412,40 +412,80 @@ static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_th
 		err = 0;
 		if (perfetto_ident__lookup(r->ident, &s->ident, ev->name_iid, &ident))
 			id = &ident;
-	} else
-		err = func_for_name(r, ev->name ? ev->name : "[unknown]", &idx);
+	} else {
+		err = func_for_name(r, name ? name : "[unknown]", &idx);
+	}
 	if (err)
 		return err;
-	if (ev->has_source_location_iid && ev->source_location_iid &&
-	    u64map__get(&s->locs, ev->source_location_iid, &li))
+	if (ev->has_srcloc_iid && ev->srcloc_iid && u64map__get(&s->locs, ev->srcloc_iid, &li))
 		loc = &r->locs[li - 1];
 	if ((err = announce(r, idx, loc ? loc->file : NULL, loc ? loc->line : 0, id)))
 		return err;
 	return frame_builder__enter(r->fb, t, (uint32_t)idx + 1, ts, 0);
 }
 
-static int track_event(struct perfetto_interp *r, struct pr_seq *s,
-		       const Perfetto__Protos__TrackEvent *ev, uint64_t ts)
+/* A slice begin or end on a thread track.  ev holds the event's fields
+ * (from the full packet or the reader's fast path); name is the inline
+ * name when there is one. */
+static int slice_event(struct perfetto_interp *r, struct pr_seq *s,
+		       const struct perfetto_fast_event *ev, const char *name, uint64_t uuid,
+		       uint64_t ts)
 {
-	uint64_t uuid = ev->has_track_uuid ? ev->track_uuid : s->def_track;
 	struct fb_thread *t;
 	int err;
 
-	if (!ev->has_track_uuid && !s->has_track)
-		return 0;
-	if (uuid == PERFETTO_META_UUID &&
-	    ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT)
-		return meta_event(r, ev);
 	if (ev->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN &&
 	    ev->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END)
 		return 0;
 	if ((err = track_thread(r, uuid, &t)) || !t)
 		return err;
 	if (ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN)
-		return slice_begin(r, s, t, ev, ts);
+		return slice_begin(r, s, t, ev, name, ts);
 	if (!frame_builder__depth(t))
 		return 0;
 	return frame_builder__leave(r->fb, t, ts, FRAME_RETURNED);
+}
+
+static int track_event(struct perfetto_interp *r, struct pr_seq *s,
+		       const Perfetto__Protos__TrackEvent *te, uint64_t ts)
+{
+	uint64_t uuid = te->has_track_uuid ? te->track_uuid : s->def_track;
+	struct perfetto_fast_event ev = {
+		.type = te->type,
+		.has_name_iid = te->has_name_iid,
+		.name_iid = te->name_iid,
+		.has_srcloc_iid = te->has_source_location_iid,
+		.srcloc_iid = te->source_location_iid,
+	};
+
+	if (!te->has_track_uuid && !s->has_track)
+		return 0;
+	if (uuid == PERFETTO_META_UUID &&
+	    te->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT)
+		return meta_event(r, te);
+	return slice_event(r, s, &ev, te->name, uuid, ts);
+}
+
+int perfetto_interp__fast_event(struct perfetto_interp *r, const struct perfetto_fast_event *e)
+{
+	struct pr_seq *s = seq_get(r, e->seq_id);
+	uint64_t uuid, ts;
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	uuid = e->has_track_uuid ? e->track_uuid : s->def_track;
+	/* what only the full path handles; nothing has changed yet */
+	if ((e->seq_flags & SEQ_CLEARED) || (uuid == PERFETTO_META_UUID) || !e->has_timestamp)
+		return 0;
+	if ((e->seq_flags & SEQ_NEEDS) && !s->valid)
+		return 1;
+	if (!packet_time(s, e->has_clock_id, e->clock_id, e->timestamp, &ts))
+		return 1;
+	if (!e->has_track_uuid && !s->has_track)
+		return 1;
+	err = slice_event(r, s, e, NULL, uuid, ts);
+	return err ? err : 1;
 }
 
 int perfetto_interp__packet(struct perfetto_interp *r, const Packet *p)
@@ -474,7 +514,8 @@ int perfetto_interp__packet(struct perfetto_interp *r, const Packet *p)
 	    (p->clock_snapshot && (err = clock_snapshot(s, p->clock_snapshot))) ||
 	    (p->track_descriptor && (err = track_desc(r, p->track_descriptor))))
 		return err;
-	if (p->has_timestamp && !packet_time(s, p, &ts))
+	if (p->has_timestamp &&
+	    !packet_time(s, p->has_timestamp_clock_id, p->timestamp_clock_id, p->timestamp, &ts))
 		return 0;
 	/* An event without a time cannot be placed: trace_processor drops it. */
 	if (p->track_event && !p->has_timestamp)

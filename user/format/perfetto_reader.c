@@ -289,6 +289,90 @@ static int parse_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return -1;
 }
 
+/* ---- the fast path: plain track-event packets, decoded by hand ---- */
+
+/* Varint fields of TrackEvent: type 9, name_iid 10, track_uuid 11,
+ * source_location_iid 34.  False on anything else. */
+static bool fast_track_event(const uint8_t *p, const uint8_t *end, struct perfetto_fast_event *e)
+{
+	uint64_t tag, v;
+
+	while (p < end) {
+		if (parse_varint(&p, end, &tag) || (tag & 7) || parse_varint(&p, end, &v))
+			return false;
+		switch (tag >> 3) {
+		case 9:
+			e->type = (int32_t)v;
+			break;
+		case 10:
+			e->has_name_iid = true;
+			e->name_iid = v;
+			break;
+		case 11:
+			e->has_track_uuid = true;
+			e->track_uuid = v;
+			break;
+		case 34:
+			e->has_srcloc_iid = true;
+			e->srcloc_iid = v;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* TracePacket with only timestamp 8, trusted_packet_sequence_id 10,
+ * sequence_flags 13, timestamp_clock_id 58 and track_event 11. */
+static bool fast_packet(const uint8_t *p, size_t len, struct perfetto_fast_event *e)
+{
+	const uint8_t *end = p + len;
+	bool have_event = false;
+	uint64_t tag, v;
+
+	*e = (struct perfetto_fast_event){ 0 };
+	while (p < end) {
+		if (parse_varint(&p, end, &tag) || parse_varint(&p, end, &v))
+			return false;
+		switch (tag) {
+		case 8 << 3:
+			e->has_timestamp = true;
+			e->timestamp = v;
+			break;
+		case 10 << 3:
+			e->seq_id = (uint32_t)v;
+			break;
+		case 13 << 3:
+			e->seq_flags = (uint32_t)v;
+			break;
+		case 58 << 3:
+			e->has_clock_id = true;
+			e->clock_id = (uint32_t)v;
+			break;
+		case 11 << 3 | 2:
+			if (have_event || v > (uint64_t)(end - p) || !fast_track_event(p, p + v, e))
+				return false;
+			have_event = true;
+			p += v;
+			break;
+		default:
+			return false;
+		}
+	}
+	return have_event;
+}
+
+/* 1: handled; 0: needs protobuf-c; <0: error. */
+static int try_fast(struct reader *r, const uint8_t *p, size_t len)
+{
+	struct perfetto_fast_event e;
+
+	if (!fast_packet(p, len, &e))
+		return 0;
+	return perfetto_interp__fast_event(r->ip, &e);
+}
+
 /* A chunk is a serialized Trace: a run of field-1 packets. */
 static int read_chunk(struct reader *r, size_t len)
 {
@@ -302,6 +386,12 @@ static int read_chunk(struct reader *r, size_t len)
 		    n > (uint64_t)(end - p))
 			return fail(r, -EINVAL, "corrupt compressed packets at byte %" PRIu64,
 				    r->pkt_off);
+		if ((err = try_fast(r, p, (size_t)n)) < 0)
+			return err;
+		if (err) {
+			p += n;
+			continue;
+		}
 		pkt = perfetto__protos__trace_packet__unpack(&r->inner.pa, (size_t)n, p);
 		if (!pkt || pkt->has_compressed_packets)
 			return fail(r, -EINVAL, "corrupt packet inside packet at byte %" PRIu64,
@@ -317,10 +407,13 @@ static int read_chunk(struct reader *r, size_t len)
 
 static int read_packet(struct reader *r, size_t len)
 {
-	Packet *pkt = perfetto__protos__trace_packet__unpack(&r->outer.pa, len, r->pkt);
+	Packet *pkt;
 	size_t n = 0;
-	int err;
+	int err = try_fast(r, r->pkt, len);
 
+	if (err)
+		return err < 0 ? err : 0;
+	pkt = perfetto__protos__trace_packet__unpack(&r->outer.pa, len, r->pkt);
 	if (!pkt)
 		return bad_packet(r);
 	if (pkt->has_compressed_packets) {
