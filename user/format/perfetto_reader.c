@@ -368,7 +368,7 @@ static int try_fast(struct reader *r, const uint8_t *p, size_t len)
 {
 	struct perfetto_fast_event e;
 
-	if (!fast_packet(p, len, &e))
+	if (!len || !fast_packet(p, len, &e)) /* an empty packet may have no buffer */
 		return 0;
 	return perfetto_interp__fast_event(r->ip, &e);
 }
