@@ -41,13 +41,13 @@ static int cj_function(void *ctx, const struct trace_function *fn)
 		cj->nnames = n;
 	}
 	free(cj->names[fn->id]);
-	cj->names[fn->id] = strdup(fn->name ? fn->name : "?");
+	cj->names[fn->id] = json_out__quote(fn->name ? fn->name : "?");
 	return cj->names[fn->id] ? 0 : -ENOMEM;
 }
 
 static const char *name_of(const struct chrome_json *cj, uint32_t fid)
 {
-	return fid < cj->nnames && cj->names[fid] ? cj->names[fid] : "?";
+	return fid < cj->nnames && cj->names[fid] ? cj->names[fid] : "\"?\"";
 }
 
 static void sep(struct chrome_json *cj)
@@ -81,9 +81,28 @@ static int cj_thread(void *ctx, const struct trace_thread *th)
 	return ferror(cj->f) ? -EIO : 0;
 }
 
-/* ts in microseconds with three decimals, from integer nanoseconds. */
-static void put_ts(struct chrome_json *cj, uint64_t ns)
+/* Decimal digits of v ending at end; returns their start. */
+static char *put_u64(char *end, uint64_t v)
 {
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+static size_t append_u64(char *p, uint64_t v)
+{
+	char tmp[24], *s = put_u64(tmp + sizeof(tmp), v);
+	size_t n = (size_t)(tmp + sizeof(tmp) - s);
+
+	memcpy(p, s, n);
+	return n;
+}
+
+/* ts in microseconds with three decimals, from integer nanoseconds. */
+static size_t append_ts(struct chrome_json *cj, char *p, uint64_t ns)
+{
+	size_t n = 0;
 	uint64_t d;
 
 	if (!cj->have_origin) {
@@ -92,22 +111,47 @@ static void put_ts(struct chrome_json *cj, uint64_t ns)
 	}
 	if (ns >= cj->origin) {
 		d = ns - cj->origin;
-		fprintf(cj->f, "%" PRIu64 ".%03u", d / 1000, (unsigned)(d % 1000));
 	} else {
 		d = cj->origin - ns;
-		fprintf(cj->f, "-%" PRIu64 ".%03u", d / 1000, (unsigned)(d % 1000));
+		p[n++] = '-';
 	}
+	n += append_u64(p + n, d / 1000);
+	p[n++] = '.';
+	p[n++] = (char)('0' + d / 100 % 10);
+	p[n++] = (char)('0' + d / 10 % 10);
+	p[n++] = (char)('0' + d % 10);
+	return n;
 }
 
+/* One B or E event, formatted by hand: this is most of the output. */
 static void event(struct chrome_json *cj, const struct trace_thread *th, uint32_t fid, char ph,
-		  uint64_t ns)
+		  uint64_t ns, const char *end)
 {
+	static const char mid[] = ",\"cat\":\"function\",\"ph\":\"";
+	const char *name = name_of(cj, fid);
+	char buf[160];
+	size_t n = 0;
+
 	sep(cj);
 	fputs("{\"name\":", cj->f);
-	json_out__str(cj->f, name_of(cj, fid));
-	fprintf(cj->f, ",\"cat\":\"function\",\"ph\":\"%c\",\"ts\":", ph);
-	put_ts(cj, ns);
-	fprintf(cj->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, th->pid, th->tid);
+	fputs(name, cj->f);
+	memcpy(buf, mid, sizeof(mid) - 1);
+	n = sizeof(mid) - 1;
+	buf[n++] = ph;
+	memcpy(buf + n, "\",\"ts\":", 7);
+	n += 7;
+	n += append_ts(cj, buf + n, ns);
+	memcpy(buf + n, ",\"pid\":", 7);
+	n += 7;
+	n += append_u64(buf + n, th->pid);
+	memcpy(buf + n, ",\"tid\":", 7);
+	n += 7;
+	n += append_u64(buf + n, th->tid);
+	if (end) {
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",\"args\":{\"end\":\"%s\"}", end);
+	}
+	buf[n++] = '}';
+	fwrite(buf, 1, n, cj->f);
 }
 
 static int cj_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
@@ -115,8 +159,7 @@ static int cj_enter(void *ctx, const struct trace_thread *th, const struct frame
 {
 	struct chrome_json *cj = ctx;
 
-	event(cj, th, stack[depth - 1].fid, 'B', stack[depth - 1].begin_ns);
-	fputc('}', cj->f);
+	event(cj, th, stack[depth - 1].fid, 'B', stack[depth - 1].begin_ns, NULL);
 	return ferror(cj->f) ? -EIO : 0;
 }
 
@@ -128,10 +171,8 @@ static int cj_leave(void *ctx, const struct trace_thread *th, const struct frame
 	uint64_t begin = stack[depth - 1].begin_ns;
 
 	/* An end before its begin would break nesting: clamp. */
-	event(cj, th, stack[depth - 1].fid, 'E', end_ns > begin ? end_ns : begin);
-	if (how != FRAME_RETURNED && (unsigned)how < 4)
-		fprintf(cj->f, ",\"args\":{\"end\":\"%s\"}", ends[how]);
-	fputc('}', cj->f);
+	event(cj, th, stack[depth - 1].fid, 'E', end_ns > begin ? end_ns : begin,
+	      how != FRAME_RETURNED && (unsigned)how < 4 ? ends[how] : NULL);
 	return ferror(cj->f) ? -EIO : 0;
 }
 

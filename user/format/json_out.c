@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* json_out.c: see json_out.h. */
+#include <stdlib.h>
+
 #include "format/json_out.h"
 
 void json_out__str(FILE *f, const char *s)
@@ -20,4 +22,20 @@ void json_out__str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+char *json_out__quote(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	json_out__str(f, s);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
