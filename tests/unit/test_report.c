@@ -2,7 +2,9 @@
 /* test_report.c: `sledtrace report`'s aggregation of synthetic_stream.h,
  * to the nanosecond: calls (elided ones included), total counted once per
  * outermost activation (recursion), self = total minus direct callees;
- * per thread, where a reused tid is a thread of its own; the stats line. */
+ * per thread, where a reused tid is a thread of its own; min/avg/max and
+ * the histogram's p50/p99 (bucket midpoints, clamped), share of self time,
+ * elided calls; the stats line in every format. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,12 +42,15 @@ static void test_per_function(void **state)
 	char *text = run(&o, false);
 
 	(void)state;
-	assert_string_equal(text,
-			    "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
-			    "*\tg\t7\t30\t30\n"
-			    "*\tf\t3\t80\t50\n"
-			    "*\tr\t3\t50\t50\n"
-			    "*\tmain\t1\t260\t160\n");
+	assert_string_equal(
+		text,
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
+		"*\tg\t7\t30\t30\t10\t15\t10\t20\t20\t0.103448\t*\t\t\t5\n"
+		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\n"
+		"*\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t*\t\t\t0\n"
+		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\n"
+		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0\n");
 	free(text);
 }
 
@@ -55,12 +60,15 @@ static void test_sort_total(void **state)
 	char *text = run(&o, true);
 
 	(void)state;
-	assert_string_equal(text,
-			    "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
-			    "*\tmain\t1\t260\t160\n"
-			    "*\tf\t3\t80\t50\n"
-			    "*\tr\t3\t50\t50\n"
-			    "*\tg\t7\t30\t30\n");
+	assert_string_equal(
+		text,
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
+		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\n"
+		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\n"
+		"*\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t*\t\t\t0\n"
+		"*\tg\t7\t30\t30\t10\t15\t10\t20\t20\t0.103448\t*\t\t\t5\n"
+		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0\n");
 	free(text);
 }
 
@@ -71,14 +79,17 @@ static void test_by_thread_reused_tid(void **state)
 	char *text = run(&o, true);
 
 	(void)state;
-	assert_string_equal(text,
-			    "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
-			    "5\tg\t6\t20\t20\n"
-			    "5\tr\t3\t50\t50\n"
-			    "5\tf\t2\t50\t40\n"
-			    "5\tf\t1\t30\t10\n"
-			    "5\tg\t1\t10\t10\n"
-			    "5\tmain\t1\t260\t160\n");
+	assert_string_equal(
+		text,
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
+		"5\tg\t6\t20\t20\t20\t20\t20\t20\t20\t0.068966\t1\tB\tp\t5\n"
+		"5\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t1\tA\tp\t0\n"
+		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\n"
+		"5\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\n"
+		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\n"
+		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\n"
+		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0\n");
 	free(text);
 }
 
@@ -88,14 +99,17 @@ static void test_by_thread(void **state)
 	char *text = run(&o, false);
 
 	(void)state;
-	assert_string_equal(text,
-			    "tid\tfunction\tcalls\ttotal_ns\tself_ns\n"
-			    "6\tg\t6\t20\t20\n"
-			    "5\tr\t3\t50\t50\n"
-			    "5\tf\t2\t50\t40\n"
-			    "6\tf\t1\t30\t10\n"
-			    "5\tg\t1\t10\t10\n"
-			    "5\tmain\t1\t260\t160\n");
+	assert_string_equal(
+		text,
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
+		"6\tg\t6\t20\t20\t20\t20\t20\t20\t20\t0.068966\t1\tB\tp\t5\n"
+		"5\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t1\tA\tp\t0\n"
+		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\n"
+		"6\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\n"
+		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\n"
+		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\n"
+		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0\n");
 	free(text);
 }
 
@@ -105,9 +119,12 @@ static void test_table_stats(void **state)
 	char *text = run(&o, false);
 
 	(void)state;
-	assert_non_null(strstr(text,
-			       "       CALLS          TOTAL           SELF  FUNCTION\n"
-			       "           7           30ns           30ns  g\n"));
+	assert_non_null(
+		strstr(text,
+		       "     CALLS      TOTAL       SELF       MIN       AVG       P50       P99"
+		       "       MAX  SHARE  FUNCTION\n"
+		       "         7       30ns       30ns      10ns      15ns      10ns      20ns"
+		       "      20ns  10.3%  g\n"));
 	assert_non_null(strstr(text,
 			       "\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
 			       "inferred_exits=0 unfinished=0 depth_capped=0 "

@@ -35,6 +35,7 @@ struct pp {
 	const struct calltree *ct;
 	struct gzout *gz;
 	struct strtab *strs;
+	struct strtab *objects; /* mapping id - 1 -> object path */
 	struct pbuf out, msg, sub;
 	uint64_t *stack; /* location ids, leaf first */
 	size_t stackcap;
@@ -92,26 +93,65 @@ static void header(struct pp *p)
 	pbuf__uint(&p->out, P_COMMENT, str(p, line));
 }
 
-/* One mapping: the traced program.  Per-object mappings (path, build id)
- * need the object of each function, which traces do not carry yet. */
-static void mapping(struct pp *p)
+/* The mapping id of an object path: 1-based, first seen first. */
+static uint64_t mapping_of(struct pp *p, const char *object)
 {
-	const struct trace_thread *t = calltree__thread(p->ct, 0);
-	const char *file = t && t->process_name && t->process_name[0] ? t->process_name
-								      : "[traced]";
+	int64_t i = strtab__intern(p->objects, object);
 
-	pbuf__uint(&p->msg, 1, 1);
-	pbuf__uint(&p->msg, 5, str(p, file));
-	pbuf__uint(&p->msg, 7, 1); /* has_functions */
-	emit(p, P_MAPPING);
+	if (i < 0) {
+		p->err = (int)i;
+		return 0;
+	}
+	return (uint64_t)i + 1;
 }
 
-static void function(struct pp *p, uint64_t id, const char *name, const char *file, uint32_t line)
+/* One mapping per object the functions come from (path, build id); a
+ * function whose object the trace does not name maps to the program
+ * (the first thread's process name). */
+static void mappings(struct pp *p)
 {
+	const struct trace_thread *t = calltree__thread(p->ct, 0);
+	const char *prog = t && t->process_name && t->process_name[0] ? t->process_name
+								      : "[traced]";
+	uint32_t max = calltree__max_fid(p->ct);
+	const char **build_ids;
+
+	mapping_of(p, prog);
+	for (uint32_t fid = 1; fid <= max; fid++) {
+		const struct trace_function *fn = calltree__function(p->ct, fid);
+
+		if (fn && fn->object && fn->object[0])
+			mapping_of(p, fn->object);
+	}
+	if (p->err || !(build_ids = calloc(strtab__count(p->objects), sizeof(*build_ids)))) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (uint32_t fid = 1; fid <= max; fid++) {
+		const struct trace_function *fn = calltree__function(p->ct, fid);
+
+		if (fn && fn->object && fn->object[0] && fn->build_id)
+			build_ids[mapping_of(p, fn->object) - 1] = fn->build_id;
+	}
+	for (size_t i = 0; i < strtab__count(p->objects) && !p->err; i++) {
+		pbuf__uint(&p->msg, 1, i + 1);
+		pbuf__uint(&p->msg, 5, str(p, strtab__get(p->objects, i)));
+		pbuf__uint(&p->msg, 6, str(p, build_ids[i] ? build_ids[i] : ""));
+		pbuf__uint(&p->msg, 7, 1); /* has_functions */
+		emit(p, P_MAPPING);
+	}
+	free(build_ids);
+}
+
+static void function(struct pp *p, uint64_t id, const struct trace_function *fn)
+{
+	const char *name = fn ? fn->name : calltree__name(p->ct, CALLTREE_ELIDED);
+	uint32_t line = fn ? fn->line : 0;
+
 	pbuf__uint(&p->msg, 1, id);
 	pbuf__uint(&p->msg, 2, str(p, name));
-	pbuf__uint(&p->msg, 3, str(p, name)); /* system_name: the mangled name when known */
-	pbuf__uint(&p->msg, 4, str(p, file));
+	pbuf__uint(&p->msg, 3, str(p, fn && fn->mangled ? fn->mangled : name));
+	pbuf__uint(&p->msg, 4, str(p, fn ? fn->file : NULL));
 	pbuf__uint(&p->msg, 5, line);
 	emit(p, P_FUNCTION);
 
@@ -119,7 +159,7 @@ static void function(struct pp *p, uint64_t id, const char *name, const char *fi
 	pbuf__uint(&p->sub, 1, id);
 	pbuf__uint(&p->sub, 2, line);
 	pbuf__uint(&p->msg, 1, id);
-	pbuf__uint(&p->msg, 2, 1);
+	pbuf__uint(&p->msg, 2, fn && fn->object && fn->object[0] ? mapping_of(p, fn->object) : 1);
 	pbuf__bytes(&p->msg, 4, p->sub.p, p->sub.len);
 	pbuf__reset(&p->sub);
 	emit(p, P_LOCATION);
@@ -133,10 +173,10 @@ static void functions(struct pp *p)
 		const struct trace_function *fn = calltree__function(p->ct, fid);
 
 		if (fn)
-			function(p, fid, fn->name, fn->file, fn->line);
+			function(p, fid, fn);
 	}
 	p->elided_id = max + 1;
-	function(p, p->elided_id, calltree__name(p->ct, CALLTREE_ELIDED), NULL, 0);
+	function(p, p->elided_id, NULL);
 }
 
 static void label_str(struct pp *p, const char *key, const char *val)
@@ -218,7 +258,7 @@ static void string_table(struct pp *p)
 static int write_all(struct pp *p)
 {
 	header(p);
-	mapping(p);
+	mappings(p);
 	functions(p);
 	for (size_t i = 1; i < calltree__count(p->ct) && !p->err; i++)
 		sample(p, i);
@@ -237,13 +277,16 @@ int pprof__write(const struct calltree *ct, FILE *f)
 	struct pp p = { .ct = ct };
 	int err;
 
-	if (!(p.strs = strtab__new()))
+	if (!(p.strs = strtab__new()) || !(p.objects = strtab__new())) {
+		strtab__free(p.strs);
 		return -ENOMEM;
+	}
 	err = gzout__new(f, 6, &p.gz);
 	if (!err)
 		err = write_all(&p);
 	gzout__free(p.gz);
 	strtab__free(p.strs);
+	strtab__free(p.objects);
 	pbuf__free(&p.out);
 	pbuf__free(&p.msg);
 	pbuf__free(&p.sub);
