@@ -109,7 +109,8 @@ static int run(void *set, char **operands, int noperands)
 	ret = convert__run(&o, err, sizeof(err), warn, sizeof(warn));
 	if (ret) {
 		fprintf(stderr, "sledtrace: %s\n", err);
-		return EXIT_FAILURE_RUN;
+		/* "convert: ..." is about the command line (TRACE '-' for perfetto) */
+		return ret == -EINVAL && !strncmp(err, "convert:", 8) ? EXIT_USAGE : EXIT_FAILURE_RUN;
 	}
 	if (warn[0])
 		fprintf(stderr, "sledtrace: %s\n", warn);
