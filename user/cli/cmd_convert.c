@@ -110,7 +110,8 @@ static int run(void *set, char **operands, int noperands)
 	if (ret) {
 		fprintf(stderr, "sledtrace: %s\n", err);
 		/* "convert: ..." is about the command line (TRACE '-' for perfetto) */
-		return ret == -EINVAL && !strncmp(err, "convert:", 8) ? EXIT_USAGE : EXIT_FAILURE_RUN;
+		return ret == -EINVAL && !strncmp(err, "convert:", 8) ? EXIT_USAGE
+								      : EXIT_FAILURE_RUN;
 	}
 	if (warn[0])
 		fprintf(stderr, "sledtrace: %s\n", warn);
