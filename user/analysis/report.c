@@ -245,6 +245,28 @@ const struct rgroup *report__group(const struct report *r, uint32_t id)
 	return id && u64map__get(&r->group_idx, id, &idx) ? &r->groups[idx] : NULL;
 }
 
+size_t report__nrows(const struct report *r)
+{
+	return r->nrows;
+}
+
+void report__row(const struct report *r, size_t i, struct report_row *out)
+{
+	const struct row *row = &r->rows[i];
+
+	*out = (struct report_row){ .thread = row->group,
+				    .fid = row->fid,
+				    .name = report__name(r, row->fid),
+				    .calls = row->calls,
+				    .total_ns = row->total,
+				    .self_ns = row->self };
+}
+
+const struct trace_stats *report__stats(const struct report *r)
+{
+	return &r->st;
+}
+
 void report__free(struct report *r)
 {
 	if (!r)

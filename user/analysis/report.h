@@ -7,6 +7,7 @@
 #define SLEDTRACE_REPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -42,6 +43,22 @@ struct frame_sink report__sink(struct report *r);
 /* After the sink's finish(); returns 0, -ENOENT when --callers/--callees
  * names no function of the trace, or another negative errno. */
 int report__print(struct report *r, FILE *f);
+
+/* One aggregated row, for consumers that compute on the numbers (diff).
+ * thread is 0, or with opts.by_thread 1 + trace_thread.index (with
+ * opts.by_process 1 + the process index); name is valid until
+ * report__free. */
+struct report_row {
+	uint32_t thread, fid;
+	const char *name;
+	uint64_t calls, total_ns, self_ns;
+};
+
+/* After the sink's finish(): rows in no particular order, and the
+ * trace's statistics. */
+size_t report__nrows(const struct report *r);
+void report__row(const struct report *r, size_t i, struct report_row *out);
+const struct trace_stats *report__stats(const struct report *r);
 void report__free(struct report *r);
 
 #endif
