@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/* diff_rules.c: parses and evaluates the `--fail-on` rules of
+ * `sledtrace diff` (grammar in diff_rules.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diff_rules.h"
+
+enum rule_op { OP_GT, OP_GE, OP_LT, OP_LE };
+
+struct diff_rule {
+	char *text;
+	enum diff_metric metric;
+	enum rule_op op;
+	double threshold; /* percent, a count, or ns */
+	bool percent;
+	bool has_re;
+	regex_t re;
+};
+
+static const struct {
+	const char *name;
+	double ns;
+} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+
+int diff_parse_duration(const char *s, double *ns)
+{
+	char *end;
+	double v;
+
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -EINVAL;
+	if (!*end && v == 0) {
+		*ns = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].name)) {
+			*ns = v * units[i].ns;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int bad(char *err, size_t errlen, const char *text, const char *why)
+{
+	snprintf(err, errlen,
+		 "bad rule '%s': %s (form: METRIC OP THRESHOLD[%%][:REGEX], e.g. "
+		 "calls>0%% or self>15%%:^parse_ or total>2ms)",
+		 text, why);
+	return -EINVAL;
+}
+
+static const char *skip_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static const char *parse_metric(const char *p, struct diff_rule *r)
+{
+	for (int m = 0; m < DIFF_NMETRICS; m++) {
+		size_t n = strlen(diff_metric_names[m]);
+
+		if (!strncmp(p, diff_metric_names[m], n) && !isalnum((unsigned char)p[n])) {
+			r->metric = (enum diff_metric)m;
+			return p + n;
+		}
+	}
+	return NULL;
+}
+
+static const char *parse_op(const char *p, struct diff_rule *r)
+{
+	if (*p != '<' && *p != '>')
+		return NULL;
+	r->op = *p == '>' ? OP_GT : OP_LT;
+	if (p[1] == '=') {
+		r->op = r->op == OP_GT ? OP_GE : OP_LE;
+		return p + 2;
+	}
+	return p + 1;
+}
+
+/* The threshold is the text up to ':' (or the end), blanks trimmed. */
+static int parse_threshold(const char *s, size_t n, struct diff_rule *r, const char **why)
+{
+	char buf[64], *end;
+
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (!n || n >= sizeof(buf))
+		return *why = "missing or overlong threshold", -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (buf[n - 1] == '%') {
+		buf[n - 1] = '\0';
+		r->percent = true;
+		errno = 0;
+		r->threshold = strtod(buf, &end);
+		if (errno || end == buf || *end || !isfinite(r->threshold))
+			return *why = "threshold is not a number before %", -EINVAL;
+		return 0;
+	}
+	if (r->metric == DIFF_CALLS) {
+		errno = 0;
+		r->threshold = strtod(buf, &end);
+		if (errno || end == buf || *end || !isfinite(r->threshold))
+			return *why = "a calls threshold is a count or a percentage", -EINVAL;
+		return 0;
+	}
+	if (buf[0] == '-' ? diff_parse_duration(buf + 1, &r->threshold)
+			  : diff_parse_duration(buf + (buf[0] == '+'), &r->threshold))
+		return *why = "a time threshold needs a unit (ns, us, ms, s) or %", -EINVAL;
+	if (buf[0] == '-')
+		r->threshold = -r->threshold;
+	return 0;
+}
+
+static int parse_regex(const char *s, struct diff_rule *r, const char **why)
+{
+	if (!*s)
+		return *why = "empty regex after ':'", -EINVAL;
+	if (regcomp(&r->re, s, REG_EXTENDED | REG_NOSUB))
+		return *why = "invalid regex after ':'", -EINVAL;
+	r->has_re = true;
+	return 0;
+}
+
+static int parse_into(const char *text, struct diff_rule *r, const char **why)
+{
+	const char *p = skip_blank(text), *colon;
+
+	if (!(p = parse_metric(p, r)))
+		return *why = "unknown metric (calls, total, self or avg)", -EINVAL;
+	if (!(p = parse_op(skip_blank(p), r)))
+		return *why = "expected an operator (>, >=, < or <=)", -EINVAL;
+	p = skip_blank(p);
+	colon = strchr(p, ':');
+	if (parse_threshold(p, colon ? (size_t)(colon - p) : strlen(p), r, why))
+		return -EINVAL;
+	return colon ? parse_regex(colon + 1, r, why) : 0;
+}
+
+int diff_rule__parse(const char *text, struct diff_rule **out, char *err, size_t errlen)
+{
+	struct diff_rule *r = calloc(1, sizeof(*r));
+	const char *why = NULL;
+
+	if (!r || !(r->text = strdup(text))) {
+		free(r);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (parse_into(text, r, &why)) {
+		bad(err, errlen, text, why);
+		diff_rule__free(r);
+		return -EINVAL;
+	}
+	*out = r;
+	return 0;
+}
+
+void diff_rule__free(struct diff_rule *r)
+{
+	if (!r)
+		return;
+	if (r->has_re)
+		regfree(&r->re);
+	free(r->text);
+	free(r);
+}
+
+const char *diff_rule__text(const struct diff_rule *r)
+{
+	return r->text;
+}
+
+enum diff_metric diff_rule__metric(const struct diff_rule *r)
+{
+	return r->metric;
+}
+
+static bool compare(enum rule_op op, double v, double t)
+{
+	switch (op) {
+	case OP_GT:
+		return v > t;
+	case OP_GE:
+		return v >= t;
+	case OP_LT:
+		return v < t;
+	case OP_LE:
+		return v <= t;
+	}
+	return false;
+}
+
+bool diff_rule__fires(const struct diff_rule *r, const struct diff_row *row, uint64_t min_time_ns)
+{
+	double v = r->percent ? row->change_pct[r->metric] : row->change[r->metric];
+
+	if (r->has_re && regexec(&r->re, row->name, 0, NULL, 0))
+		return false;
+	return compare(r->op, v, r->threshold) &&
+	       diff_row__significant(row, r->metric, min_time_ns);
+}
