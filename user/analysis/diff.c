@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "analysis/diff.h"
+#include "analysis/diff_read.h"
 #include "analysis/diff_rules.h"
 #include "analysis/report.h"
-#include "format/perfetto_reader.h"
 #include "util/u64map.h"
 
 const char *const diff_metric_names[DIFF_NMETRICS] = { "calls", "total", "self", "avg" };
@@ -48,97 +48,6 @@ struct diff {
 	size_t nsamples; /* samples per entry, grown as runs are added */
 	struct diff_row **sorted;
 };
-
-/* Thread and process names by tid, taken from the sink's thread() call,
- * so that per-thread rows can be matched across runs by name. */
-struct tee {
-	struct frame_sink inner;
-	struct u64map tid_names; /* 1 + thread index -> 1 + index in names */
-	char **names;
-	size_t nnames;
-	enum diff_group group;
-};
-
-static int tee_function(void *ctx, const struct trace_function *fn)
-{
-	struct tee *t = ctx;
-
-	return t->inner.ops->function(t->inner.ctx, fn);
-}
-
-static int tee_thread(void *ctx, const struct trace_thread *th)
-{
-	struct tee *t = ctx;
-	const char *n = t->group == DIFF_BY_PROCESS ? th->process_name : th->name;
-	char **v = realloc(t->names, (t->nnames + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	t->names = v;
-	if (!(v[t->nnames] = strdup(n ? n : "?")))
-		return -ENOMEM;
-	t->nnames++;
-	if (u64map__put(&t->tid_names, (uint64_t)th->index + 1, t->nnames))
-		return -ENOMEM;
-	return t->inner.ops->thread ? t->inner.ops->thread(t->inner.ctx, th) : 0;
-}
-
-static int tee_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		     uint32_t depth)
-{
-	struct tee *t = ctx;
-
-	return t->inner.ops->enter(t->inner.ctx, th, stack, depth);
-}
-
-static int tee_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		     uint32_t depth, uint64_t end_ns, enum frame_end how)
-{
-	struct tee *t = ctx;
-
-	return t->inner.ops->leave(t->inner.ctx, th, stack, depth, end_ns, how);
-}
-
-static int tee_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
-		      uint64_t total_ns)
-{
-	struct tee *t = ctx;
-
-	return t->inner.ops->elided(t->inner.ctx, th, fid, calls, total_ns);
-}
-
-static int tee_stats(void *ctx, const struct trace_stats *st)
-{
-	struct tee *t = ctx;
-
-	return t->inner.ops->stats(t->inner.ctx, st);
-}
-
-static int tee_finish(void *ctx)
-{
-	struct tee *t = ctx;
-
-	return t->inner.ops->finish(t->inner.ctx);
-}
-
-static const struct frame_sink_ops tee_ops = {
-	tee_function, tee_thread, tee_enter, tee_leave, tee_elided, tee_stats, tee_finish,
-};
-
-static void tee_clear(struct tee *t)
-{
-	for (size_t i = 0; i < t->nnames; i++)
-		free(t->names[i]);
-	free(t->names);
-	u64map__clear(&t->tid_names);
-}
-
-static const char *tee_name(const struct tee *t, uint32_t thread)
-{
-	uint64_t idx;
-
-	return u64map__get(&t->tid_names, thread, &idx) ? t->names[idx - 1] : "?";
-}
 
 /* ---- entries ---- */
 
@@ -215,8 +124,9 @@ static int add_sample_slot(struct diff *d)
 	return 0;
 }
 
-static int fold_rows(struct diff *d, const struct report *r, const struct tee *t, size_t slot)
+static int fold_rows(struct diff *d, const struct diff_trace *t, size_t slot)
 {
+	const struct report *r = diff_trace__report(t);
 	struct report_row row;
 
 	for (size_t i = 0; i < report__nrows(r); i++) {
@@ -227,7 +137,7 @@ static int fold_rows(struct diff *d, const struct report *r, const struct tee *t
 		if (d->o.function && regexec(d->o.function, row.name, 0, NULL, 0))
 			continue;
 		if (d->o.group != DIFF_BY_FUNCTION)
-			group = tee_name(t, row.thread);
+			group = diff_trace__group(t, row.thread);
 		if (!(e = entry_of(d, row.name, group)))
 			return -ENOMEM;
 		e->samples[slot].calls += row.calls;
@@ -251,28 +161,59 @@ static int add_run(struct diff *d, enum diff_side side, const char *path)
 	return add_sample_slot(d);
 }
 
-int diff__read(struct diff *d, enum diff_side side, const char *path, char *err, size_t errlen)
+static int fold_trace(struct diff *d, enum diff_side side, const char *path,
+		      const struct diff_trace *t)
 {
-	struct report_opts ro = { .by_thread = d->o.group != DIFF_BY_FUNCTION };
-	struct tee t = { .group = d->o.group };
-	struct frame_sink sink = { .ops = &tee_ops, .ctx = &t };
-	struct report *r = NULL;
+	int rc = add_run(d, side, path);
+
+	if (rc)
+		return rc;
+	d->runs[side][d->nruns[side] - 1].st = *report__stats(diff_trace__report(t));
+	return fold_rows(d, t, d->nsamples - 1);
+}
+
+/* Reads a batch of traces at once (the reader is single-threaded and its
+ * decoding dominates), then folds them in order, so at most one report
+ * per CPU is alive at a time. */
+static int read_batch(struct diff *d, const enum diff_side *sides, char *const *paths, size_t n,
+		      char *err, size_t errlen)
+{
+	struct diff_trace **t = calloc(n, sizeof(*t));
 	int rc;
 
-	if ((rc = report__new(&ro, &r)))
-		goto out;
-	t.inner = report__sink(r);
-	if ((rc = perfetto_reader__read(path, &sink, err, errlen)))
-		goto out;
-	if ((rc = add_run(d, side, path)))
-		goto out;
-	d->runs[side][d->nruns[side] - 1].st = *report__stats(r);
-	rc = fold_rows(d, r, &t, d->nsamples - 1);
-out:
+	if (!t)
+		return -ENOMEM;
+	rc = diff_trace__read_batch((const char *const *)paths, n, d->o.group, t, err, errlen);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = fold_trace(d, sides[i], paths[i], t[i]);
+	for (size_t i = 0; i < n; i++)
+		diff_trace__free(t[i]);
+	free(t);
+	return rc;
+}
+
+int diff__read(struct diff *d, char **const paths[2], const size_t npaths[2], char *err,
+	       size_t errlen)
+{
+	size_t n = npaths[0] + npaths[1], k = 0, batch = diff_trace__parallelism();
+	enum diff_side *sides = malloc((n ? n : 1) * sizeof(*sides));
+	char **all = malloc((n ? n : 1) * sizeof(*all));
+	int rc = 0;
+
+	if (!sides || !all)
+		rc = -ENOMEM;
+	for (int s = 0; s < 2 && !rc; s++) {
+		for (size_t i = 0; i < npaths[s]; i++, k++) {
+			sides[k] = (enum diff_side)s;
+			all[k] = paths[s][i];
+		}
+	}
+	for (size_t i = 0; i < n && !rc; i += batch)
+		rc = read_batch(d, sides + i, all + i, n - i < batch ? n - i : batch, err, errlen);
 	if (rc == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", path);
-	report__free(r);
-	tee_clear(&t);
+		snprintf(err, errlen, "out of memory");
+	free(sides);
+	free(all);
 	return rc;
 }
 

@@ -66,9 +66,11 @@ struct diff_opts {
 struct diff;
 
 int diff__new(const struct diff_opts *o, struct diff **out);
-/* Streams one trace of a side into the comparison.  Returns 0, or a
- * negative errno with one line (no newline) in err. */
-int diff__read(struct diff *d, enum diff_side side, const char *path, char *err, size_t errlen);
+/* Streams the traces of both sides (paths[DIFF_BASE], paths[DIFF_HEAD])
+ * into the comparison, several at once.  Returns 0, or a negative errno
+ * with one line (no newline) in err. */
+int diff__read(struct diff *d, char **const paths[2], const size_t npaths[2], char *err,
+	       size_t errlen);
 /* After every diff__read: medians, changes, rules, sort order. */
 int diff__finish(struct diff *d);
 void diff__free(struct diff *d);

@@ -134,7 +134,7 @@ static int parse_option(struct diff_args *a, int c, const char *arg)
 	static const char *const formats[] = { "table", "markdown", "json", "csv" };
 	static const char *const sorts[] = { "impact", "calls", "total", "self", "avg", "name" };
 	double ns;
-	int v, rc;
+	int v = 0, rc;
 
 	switch (c) {
 	case 'b':
@@ -238,14 +238,9 @@ static int run(struct diff_args *a)
 		fputs("sledtrace: out of memory\n", stderr);
 		return 2;
 	}
-	for (int side = 0; side < 2; side++) {
-		for (size_t i = 0; i < a->npaths[side]; i++) {
-			if (diff__read(d, (enum diff_side)side, a->paths[side][i], err,
-				       sizeof(err))) {
-				fprintf(stderr, "sledtrace: %s\n", err);
-				goto out;
-			}
-		}
+	if (diff__read(d, a->paths, a->npaths, err, sizeof(err))) {
+		fprintf(stderr, "sledtrace: %s\n", err);
+		goto out;
 	}
 	if (diff__finish(d)) {
 		fputs("sledtrace: out of memory\n", stderr);
