@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* diff_data.c: the machine-readable outputs of `sledtrace diff`: JSON
- * (the schema is documented in docs/diff-json.md; change it only with a
+ * (the schema is documented in docs/diff.md; change it only with a
  * new schema version) and CSV (RFC 4180, one row per function). */
 #include <inttypes.h>
 #include <math.h>

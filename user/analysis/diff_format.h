@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* diff_format.h: prints a finished diff as a terminal table, a GitHub
- * job summary (markdown), JSON (schema in docs/diff-json.md) or CSV. */
+ * job summary (markdown), JSON (schema in docs/diff.md) or CSV. */
 #ifndef SLEDTRACE_DIFF_FORMAT_H
 #define SLEDTRACE_DIFF_FORMAT_H
 
