@@ -12,7 +12,8 @@ calls; the diff's counts must equal them exactly.
 Cases (--case):
   rules      diff flags exactly hot (calls>0%) and slow (self>200%), counts
              exact, `moved` matched by name although its address changed;
-             absolute thresholds, regexes, --function
+             absolute thresholds, regexes, --function; against another
+             program (--other, the loop fixture) functions are new or gone
   identical  runs of one build: no rule fires, exit 0
   formats    JSON (python's json), CSV (python's csv), markdown (rendered by
              cmark-gfm, GitHub's markdown engine, and its tables checked),
@@ -71,6 +72,7 @@ class Env:
             self.bins[side] = os.path.join(tmp, side, "diffwork")
             shutil.copy2(src, self.bins[side])
         self.counts = {}
+        self.other = os.path.abspath(args.other) if args.other else None
 
     def record(self, build, name, noisy=False):
         """Record one run of a build; returns the trace path, keeps counts."""
@@ -92,6 +94,16 @@ class Env:
         if prev != counts:
             raise CheckFailed("the %s fixture is not deterministic: %s vs %s"
                               % (build, prev, counts))
+        return trace
+
+    def record_other(self, name, args):
+        """One run of another fixture: its name and counts are its own."""
+        trace = os.path.join(self.tmp, name + ".pftrace")
+        argv = [self.sledtrace, "record", "--quiet", "-o", trace, "--", self.other] + args
+        p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=60)
+        if p.returncode != 0:
+            raise CheckFailed("`%s` exited %d:\n%s" % (" ".join(argv), p.returncode, p.stderr))
         return trace
 
     def diff(self, *args, expect=None):
@@ -116,12 +128,14 @@ def fired(doc):
     return {(f["rule"], f["function"]) for f in doc["fired"]}
 
 
-def rows(doc):
+def rows(doc, names=FUNCS):
     out = {}
     for f in doc["functions"]:
         if f["function"] in out:
             raise CheckFailed("function %s listed twice" % f["function"])
         out[f["function"]] = f
+    if set(out) != names:
+        raise CheckFailed("diff lists %s, expected %s" % (sorted(out), sorted(names)))
     return out
 
 
@@ -134,8 +148,6 @@ def expect_fired(doc, want, what):
 def check_counts(env, doc, base="base", head="head"):
     """Medians of calls equal the fixture's own counts, on both sides."""
     r = rows(doc)
-    if set(r) != FUNCS:
-        raise CheckFailed("diff lists %s, the fixture has %s" % (sorted(r), sorted(FUNCS)))
     for name, row in r.items():
         for side, build in (("base", base), ("head", head)):
             got = row["calls"][side]
@@ -211,8 +223,20 @@ def case_rules(env):
     expect_fired(env.diff_json(b, h, "--fail-on=calls>=50%:^ho", expect=1)[0],
                  {("calls>=50%:^ho", "hot")}, "regex")
     doc, _ = env.diff_json(b, h, "--function=^(hot|moved)$", "--fail-on=calls>0%", expect=1)
-    if sorted(rows(doc)) != ["hot", "moved"]:
-        raise CheckFailed("--function kept %s" % sorted(rows(doc)))
+    rows(doc, {"hot", "moved"})  # what --function kept, and nothing else
+
+    # Another program as the candidate: its functions are new, ours gone.
+    loop = env.record_other("loop", ["1000"])
+    doc, _ = env.diff_json(b, loop, "--fail-on=calls>0%", "--fail-on=calls<0%", expect=1)
+    status = {n: r["status"] for n, r in rows(doc, FUNCS | {"tick"}).items()}
+    want = dict({f: "gone" for f in FUNCS - {"main"}}, main=status["main"], tick="new")
+    if status != want or want["main"] not in ("same", "changed"):
+        raise CheckFailed("statuses against another program: %s, expected %s" % (status, want))
+    tick = rows(doc, FUNCS | {"tick"})["tick"]["calls"]
+    if tick["head"]["median"] != 1000 or tick["base"]["median"] != 0:
+        raise CheckFailed("tick's calls: %s" % tick)
+    expect_fired(doc, {("calls>0%", "tick")} | {("calls<0%", f) for f in FUNCS - {"main"}},
+                 "new and gone functions")
     print("rules fire exactly on hot (calls) and slow (self); moved matched by name")
 
 
@@ -434,6 +458,7 @@ def main():
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--base", required=True, help="the fixture's base build")
     ap.add_argument("--head", required=True, help="the fixture's candidate build")
+    ap.add_argument("--other", help="another fixture (loop): new and gone functions")
     ap.add_argument("--cmark", default=shutil.which("cmark-gfm"))
     ap.add_argument("--case", required=True, choices=sorted(CASES))
     args = ap.parse_args()

@@ -48,12 +48,12 @@ static bool fires(const char *text, const struct diff_row *row, uint64_t min_tim
 
 static void test_grammar(void **state)
 {
-	const char *good[] = { "calls>0%",     "self>15%:^parse_", "total>2ms", "avg>=1.5us",
-			       " calls < -10%", "self<=-20%",	     "calls>100",  "total>0",
-			       "self>5%:a:b" };
-	const char *bad[] = { "",	  "calls",   "calls>",	   "speed>5%", "calls>>5%",
-			      "self>5",	  "calls>5ms", "self>5%:(", "self>5%:", "calls 5%",
-			      "self>x%", "total>2 parsecs" };
+	const char *good[] = { "calls>0%",   "self>15%:^parse_", "total>2ms",
+			       "avg>=1.5us", " calls < -10%",	 "self<=-20%",
+			       "calls>100",  "total>0",		 "self>5%:a:b" };
+	const char *bad[] = { "",	   "calls",    "calls>",    "speed>5%",
+			      "calls>>5%", "self>5",   "calls>5ms", "self>5%:(",
+			      "self>5%:",  "calls 5%", "self>x%",   "total>2 parsecs" };
 	struct diff_rule *r;
 
 	(void)state;

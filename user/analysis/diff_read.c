@@ -88,7 +88,13 @@ static int tee_finish(void *ctx)
 }
 
 static const struct frame_sink_ops tee_ops = {
-	tee_function, tee_thread, tee_enter, tee_leave, tee_elided, tee_stats, tee_finish,
+	.function = tee_function,
+	.thread = tee_thread,
+	.enter = tee_enter,
+	.leave = tee_leave,
+	.elided = tee_elided,
+	.stats = tee_stats,
+	.finish = tee_finish,
 };
 
 const char *diff_trace__group(const struct diff_trace *t, uint32_t thread)
