@@ -39,7 +39,7 @@ static void json_num(double v, FILE *f)
 	else if (v == floor(v) && fabs(v) < 9e15)
 		fprintf(f, "%.0f", v);
 	else
-		fprintf(f, "%.6g", v);
+		fprintf(f, "%.3f", v);
 }
 
 static size_t shown(const struct diff *d, const struct diff_print_opts *o)
@@ -248,7 +248,7 @@ static void csv_num(double v, FILE *f)
 {
 	fputc(',', f);
 	if (isfinite(v))
-		fprintf(f, v == floor(v) && fabs(v) < 9e15 ? "%.0f" : "%.6g", v);
+		fprintf(f, v == floor(v) && fabs(v) < 9e15 ? "%.0f" : "%.3f", v);
 }
 
 static void csv_row(const struct diff *d, const struct diff_row *r, FILE *f)
