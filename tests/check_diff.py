@@ -12,8 +12,9 @@ calls; the diff's counts must equal them exactly.
 Cases (--case):
   rules      diff flags exactly hot (calls>0%) and slow (self>200%), counts
              exact, `moved` matched by name although its address changed;
-             absolute thresholds, regexes, --function; against another
-             program (--other, the loop fixture) functions are new or gone
+             absolute thresholds, regexes, --function; the object's file
+             name is part of the match; against another program (--other,
+             the loop fixture) functions are new or gone
   identical  runs of one build: no rule fires, exit 0
   formats    JSON (python's json), CSV (python's csv), markdown (rendered by
              cmark-gfm, GitHub's markdown engine, and its tables checked),
@@ -96,10 +97,11 @@ class Env:
                               % (build, prev, counts))
         return trace
 
-    def record_other(self, name, args):
-        """One run of another fixture: its name and counts are its own."""
+    def record_other(self, name, args, binary=None):
+        """One run of another program (default: --other); counts not kept."""
         trace = os.path.join(self.tmp, name + ".pftrace")
-        argv = [self.sledtrace, "record", "--quiet", "-o", trace, "--", self.other] + args
+        argv = [self.sledtrace, "record", "--quiet", "-o", trace, "--", binary or self.other]
+        argv += args
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            timeout=60)
         if p.returncode != 0:
@@ -225,18 +227,34 @@ def case_rules(env):
     doc, _ = env.diff_json(b, h, "--function=^(hot|moved)$", "--fail-on=calls>0%", expect=1)
     rows(doc, {"hot", "moved"})  # what --function kept, and nothing else
 
-    # Another program as the candidate: its functions are new, ours gone.
+    # The object's file name is part of a function's identity (its
+    # directory is not): the candidate under another name matches nothing.
+    doc, _ = env.diff_json(b, h)
+    if any(r["object"] != "diffwork" for r in rows(doc).values()):
+        raise CheckFailed("objects: %s" % [r["object"] for r in doc["functions"]])
+    renamed = os.path.join(env.tmp, "head", "diffwork-renamed")
+    shutil.copy2(env.bins["head"], renamed)
+    doc, _ = env.diff_json(b, env.record_other("renamed", [], renamed))
+    names = {(r["function"], r["object"], r["status"]) for r in doc["functions"]}
+    want = {(f, "diffwork", "gone") for f in FUNCS} | {(f, "diffwork-renamed", "new")
+                                                        for f in FUNCS}
+    if names != want:
+        raise CheckFailed("a renamed object should give new and gone functions: %s"
+                          % sorted(names))
+
+    # Another program as the candidate: its functions are new (main too:
+    # it is another object's main), ours gone.
     loop = env.record_other("loop", ["1000"])
     doc, _ = env.diff_json(b, loop, "--fail-on=calls>0%", "--fail-on=calls<0%", expect=1)
-    status = {n: r["status"] for n, r in rows(doc, FUNCS | {"tick"}).items()}
-    want = dict({f: "gone" for f in FUNCS - {"main"}}, main=status["main"], tick="new")
-    if status != want or want["main"] not in ("same", "changed"):
-        raise CheckFailed("statuses against another program: %s, expected %s" % (status, want))
-    tick = rows(doc, FUNCS | {"tick"})["tick"]["calls"]
-    if tick["head"]["median"] != 1000 or tick["base"]["median"] != 0:
-        raise CheckFailed("tick's calls: %s" % tick)
-    expect_fired(doc, {("calls>0%", "tick")} | {("calls<0%", f) for f in FUNCS - {"main"}},
-                 "new and gone functions")
+    got = {(r["function"], r["object"], r["status"], r["calls"]["base"]["median"],
+            r["calls"]["head"]["median"]) for r in doc["functions"]}
+    want = {(f, "diffwork", "gone", env.counts["base"][f], 0) for f in FUNCS}
+    want |= {("main", "loop", "new", 0, 1), ("tick", "loop", "new", 0, 1000)}
+    if got != want:
+        raise CheckFailed("against another program: %s, expected %s" % (sorted(got),
+                                                                         sorted(want)))
+    expect_fired(doc, {("calls>0%", "tick"), ("calls>0%", "main")} |
+                 {("calls<0%", f) for f in FUNCS}, "new and gone functions")
     print("rules fire exactly on hot (calls) and slow (self); moved matched by name")
 
 
@@ -306,7 +324,7 @@ def check_markdown(env, text, doc):
 
 def check_csv(env, text, doc):
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    want = ["function", "group", "status", "fired"] + [
+    want = ["function", "object", "group", "status", "fired"] + [
         "%s_%s" % (m, p) for m in ("calls", "total", "self", "avg")
         for p in ("base", "head", "change", "change_pct", "base_min", "base_max", "base_mad",
                   "head_min", "head_max", "head_mad")]

@@ -26,7 +26,7 @@ struct sample {
 
 struct entry {
 	struct diff_row row;
-	char *name, *group;
+	char *name, *object, *group;
 	uint64_t hash;
 	size_t next;		 /* 1 + index of the next entry with the same hash */
 	struct sample samples[]; /* base runs, then head runs */
@@ -58,13 +58,14 @@ static uint64_t hash_str(uint64_t h, const char *s)
 	return (h ^ 0xff) * 0x100000001b3ULL; /* end marker: "ab","c" != "a","bc" */
 }
 
-static bool same_key(const struct entry *e, const char *name, const char *group)
+static bool same_key(const struct entry *e, const char *name, const char *object, const char *group)
 {
-	return !strcmp(e->name, name) &&
+	return !strcmp(e->name, name) && !strcmp(e->object, object) &&
 	       (!group ? !e->group : e->group && !strcmp(e->group, group));
 }
 
-static struct entry *new_entry(struct diff *d, const char *name, const char *group, uint64_t hash)
+static struct entry *new_entry(struct diff *d, const char *name, const char *object,
+			       const char *group, uint64_t hash)
 {
 	size_t size = sizeof(struct entry) + d->nsamples * sizeof(struct sample);
 	struct entry **v = realloc(d->entries, (d->nentries + 1) * sizeof(*v));
@@ -76,8 +77,10 @@ static struct entry *new_entry(struct diff *d, const char *name, const char *gro
 	if (!(e = calloc(1, size)))
 		return NULL;
 	e->hash = hash;
-	if (!(e->name = strdup(name)) || (group && !(e->group = strdup(group)))) {
+	if (!(e->name = strdup(name)) || !(e->object = strdup(object)) ||
+	    (group && !(e->group = strdup(group)))) {
 		free(e->name);
+		free(e->object);
 		free(e);
 		return NULL;
 	}
@@ -85,19 +88,23 @@ static struct entry *new_entry(struct diff *d, const char *name, const char *gro
 	return e;
 }
 
-static struct entry *entry_of(struct diff *d, const char *name, const char *group)
+/* A function is (name, object file name, thread or process name). */
+static struct entry *entry_of(struct diff *d, const char *name, const char *object,
+			      const char *group)
 {
-	uint64_t h = hash_str(hash_str(0xcbf29ce484222325ULL, name), group ? group : ""), first;
+	uint64_t h = hash_str(hash_str(hash_str(0xcbf29ce484222325ULL, name), object),
+			      group ? group : ""),
+		 first;
 	struct entry *e;
 	size_t i;
 
 	h += !h; /* 0 is not a u64map key */
 	if (u64map__get(&d->by_hash, h, &first)) {
 		for (i = first; i; i = d->entries[i - 1]->next)
-			if (same_key(d->entries[i - 1], name, group))
+			if (same_key(d->entries[i - 1], name, object, group))
 				return d->entries[i - 1];
 	}
-	if (!(e = new_entry(d, name, group, h)))
+	if (!(e = new_entry(d, name, object, group, h)))
 		return NULL;
 	e->next = u64map__get(&d->by_hash, h, &first) ? first : 0;
 	if (u64map__put(&d->by_hash, h, d->nentries))
@@ -138,7 +145,7 @@ static int fold_rows(struct diff *d, const struct diff_trace *t, size_t slot)
 			continue;
 		if (d->o.group != DIFF_BY_FUNCTION)
 			group = diff_trace__group(t, row.thread);
-		if (!(e = entry_of(d, row.name, group)))
+		if (!(e = entry_of(d, row.name, diff_trace__object(t, row.fid), group)))
 			return -ENOMEM;
 		e->samples[slot].calls += row.calls;
 		e->samples[slot].total += row.total_ns;
@@ -319,6 +326,7 @@ static void compare_entry(struct diff *d, struct entry *e, double *x)
 	bool in_base = side_stats(d, e, DIFF_BASE, x), in_head = side_stats(d, e, DIFF_HEAD, x);
 
 	r->name = e->name;
+	r->object = e->object;
 	r->group = e->group;
 	for (int m = 0; m < DIFF_NMETRICS; m++) {
 		double b = r->v[DIFF_BASE][m].median;
@@ -373,7 +381,23 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 		c = strcmp(a->name, b->name);
 	if (!c)
 		c = strcmp(a->group ? a->group : "", b->group ? b->group : "");
-	return c;
+	return c ? c : strcmp(a->object, b->object);
+}
+
+/* Names that more than one object has (on the same thread or process)
+ * are shown with their object. */
+static void mark_shared_names(struct diff *d)
+{
+	enum diff_sort by_name = DIFF_SORT_NAME;
+
+	qsort_r(d->sorted, d->nentries, sizeof(*d->sorted), cmp_rows, &by_name);
+	for (size_t i = 1; i < d->nentries; i++) {
+		struct diff_row *a = d->sorted[i - 1], *b = d->sorted[i];
+
+		if (!strcmp(a->name, b->name) &&
+		    !strcmp(a->group ? a->group : "", b->group ? b->group : ""))
+			a->shared_name = b->shared_name = true;
+	}
 }
 
 int diff__finish(struct diff *d)
@@ -392,6 +416,7 @@ int diff__finish(struct diff *d)
 		d->sorted[i] = &d->entries[i]->row;
 	}
 	free(x);
+	mark_shared_names(d);
 	qsort_r(d->sorted, d->nentries, sizeof(*d->sorted), cmp_rows, &d->o.sort);
 	return 0;
 }
@@ -417,6 +442,7 @@ void diff__free(struct diff *d)
 		return;
 	for (size_t i = 0; i < d->nentries; i++) {
 		free(d->entries[i]->name);
+		free(d->entries[i]->object);
 		free(d->entries[i]->group);
 		free(d->entries[i]);
 	}

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* diff.h: compares the per-function aggregation (report.c) of one or more
  * traces of a base build with that of a candidate ("head") build.
- * Functions are matched by display (demangled) name and, per-thread or
- * per-process when asked, by thread or process name: never by address or
- * XRay id, which change between builds.  Each trace is streamed through
+ * Functions are matched by display (demangled) name and the file name of
+ * their object (not its directory), and per-thread or per-process when
+ * asked by thread or process name: never by address, XRay id or tid,
+ * which change between builds and runs.  Each trace is streamed through
  * the one reader into a report and reduced to one row per function at
  * once, so memory is per function, not per event.  With several runs per
  * side every number is a median, with its spread (min, max, MAD). */
@@ -43,12 +44,14 @@ struct diff_spread {
 
 struct diff_row {
 	const char *name;
-	const char *group; /* thread or process name, NULL by function */
+	const char *object; /* file name of its object, "" when the trace has none */
+	const char *group;  /* thread or process name, NULL by function */
 	enum diff_status status;
 	struct diff_spread v[2][DIFF_NMETRICS];
 	double change[DIFF_NMETRICS];	  /* head median - base median */
 	double change_pct[DIFF_NMETRICS]; /* 100 * change / base; +-INFINITY from 0 */
 	bool calls_agree[2];		  /* every run of the side had one count */
+	bool shared_name;		  /* another object has a function of this name */
 	uint64_t fired;			  /* bit i: rule i fired on this row */
 };
 

@@ -88,6 +88,8 @@ static void json_function(const struct diff *d, const struct diff_row *r, FILE *
 {
 	fputs("    {\"function\": ", f);
 	json_str(r->name, f);
+	fputs(", \"object\": ", f);
+	json_str(r->object, f);
 	fputs(", \"group\": ", f);
 	json_group(r, f);
 	fprintf(f, ", \"status\": \"%s\", \"fired\": ", diff_status_names[r->status]);
@@ -160,6 +162,8 @@ static void json_fired(const struct diff *d, FILE *f)
 			json_str(diff_rule__text(o->rules[k]), f);
 			fputs(", \"function\": ", f);
 			json_str(r->name, f);
+			fputs(", \"object\": ", f);
+			json_str(r->object, f);
 			fputs(", \"group\": ", f);
 			json_group(r, f);
 			fprintf(f, ", \"metric\": \"%s\", \"base\": ", diff_metric_names[m]);
@@ -237,7 +241,7 @@ static void csv_header(FILE *f)
 					     "base_min", "base_max", "base_mad", "head_min",
 					     "head_max", "head_mad" };
 
-	fputs("function,group,status,fired", f);
+	fputs("function,object,group,status,fired", f);
 	for (int m = 0; m < DIFF_NMETRICS; m++)
 		for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++)
 			fprintf(f, ",%s_%s", diff_metric_names[m], parts[p]);
@@ -261,6 +265,8 @@ static void csv_row(const struct diff *d, const struct diff_row *r, FILE *f)
 			snprintf(fired + strlen(fired), sizeof(fired) - strlen(fired), "%s%s",
 				 fired[0] ? ";" : "", diff_rule__text(o->rules[k]));
 	csv_str(r->name, f);
+	fputc(',', f);
+	csv_str(r->object, f);
 	fputc(',', f);
 	if (r->group)
 		csv_str(r->group, f);

@@ -58,12 +58,20 @@ const char *diff_fmt_change(char *buf, size_t n, const struct diff_row *r, enum 
 	return buf;
 }
 
+const char *diff_row__label(const struct diff_row *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s%s%s%s%s", r->name, r->shared_name ? " (" : "",
+		 r->shared_name ? r->object : "", r->shared_name ? ")" : "", r->group ? " [" : "",
+		 r->group ? r->group : "", r->group ? "]" : "");
+	return buf;
+}
+
 /* ---- notes ---- */
 
 static void note_counts(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
 {
 	static const char *const side_names[2] = { "base", "head" };
-	char buf[1024];
+	char buf[1024], label[512];
 
 	for (size_t i = 0; i < diff__nrows(d); i++) {
 		const struct diff_row *r = diff__row(d, i);
@@ -71,13 +79,12 @@ static void note_counts(const struct diff *d, void (*fn)(void *, const char *), 
 		for (int s = 0; s < 2; s++) {
 			if (r->calls_agree[s])
 				continue;
-			snprintf(
-				buf, sizeof(buf),
-				"calls of %s%s%s differ between the %zu runs of %s (%.0f to %.0f): "
-				"the workload is not deterministic",
-				r->name, r->group ? " on " : "", r->group ? r->group : "",
-				diff__nruns(d, (enum diff_side)s), side_names[s],
-				r->v[s][DIFF_CALLS].min, r->v[s][DIFF_CALLS].max);
+			snprintf(buf, sizeof(buf),
+				 "calls of %s differ between the %zu runs of %s (%.0f to %.0f): "
+				 "the workload is not deterministic",
+				 diff_row__label(r, label, sizeof(label)),
+				 diff__nruns(d, (enum diff_side)s), side_names[s],
+				 r->v[s][DIFF_CALLS].min, r->v[s][DIFF_CALLS].max);
 			fn(ctx, buf);
 		}
 	}
@@ -115,7 +122,7 @@ void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), 
 void diff__print_fired(const struct diff *d, const char *prefix, FILE *f)
 {
 	const struct diff_opts *o = diff__opts(d);
-	char b[32], h[32], c[64];
+	char b[32], h[32], c[64], label[4096];
 
 	for (size_t k = 0; k < o->nrules; k++) {
 		enum diff_metric m = diff_rule__metric(o->rules[k]);
@@ -125,9 +132,9 @@ void diff__print_fired(const struct diff *d, const char *prefix, FILE *f)
 
 			if (!(r->fired & (1ULL << k)))
 				continue;
-			fprintf(f, "%s%s fired on %s%s%s%s: %s %s -> %s, %s\n", prefix,
-				diff_rule__text(o->rules[k]), r->name, r->group ? " [" : "",
-				r->group ? r->group : "", r->group ? "]" : "", diff_metric_names[m],
+			fprintf(f, "%s%s fired on %s: %s %s -> %s, %s\n", prefix,
+				diff_rule__text(o->rules[k]),
+				diff_row__label(r, label, sizeof(label)), diff_metric_names[m],
 				diff_fmt_value(b, sizeof(b), m, r->v[DIFF_BASE][m].median),
 				diff_fmt_value(h, sizeof(h), m, r->v[DIFF_HEAD][m].median),
 				diff_fmt_change(c, sizeof(c), r, m));
@@ -189,7 +196,7 @@ static size_t nshown(const struct diff *d, const struct diff_print_opts *o)
 static int layout(const struct diff *d, const struct diff_print_opts *o, size_t w[NCOLS],
 		  size_t *name_w)
 {
-	char cells[NCOLS][CELL];
+	char cells[NCOLS][CELL], label[4096];
 	size_t used, longest = strlen("FUNCTION");
 	int groups;
 
@@ -197,7 +204,7 @@ static int layout(const struct diff *d, const struct diff_print_opts *o, size_t 
 		w[c] = strlen(col_head[c]);
 	for (size_t i = 0; i < nshown(d, o); i++) {
 		const struct diff_row *r = diff__row(d, i);
-		size_t n = strlen(r->name) + (r->group ? strlen(r->group) + 3 : 0);
+		size_t n = strlen(diff_row__label(r, label, sizeof(label)));
 
 		render(d, r, cells);
 		for (int c = 0; c < NCOLS; c++)
@@ -222,8 +229,7 @@ static void print_name(const struct diff_row *r, size_t name_w, FILE *f)
 {
 	char buf[4096];
 
-	snprintf(buf, sizeof(buf), "%s%s%s%s", r->name, r->group ? " [" : "",
-		 r->group ? r->group : "", r->group ? "]" : "");
+	diff_row__label(r, buf, sizeof(buf));
 	if (strlen(buf) > name_w && name_w > 3)
 		strcpy(buf + name_w - 3, "...");
 	fprintf(f, "%s\n", buf);

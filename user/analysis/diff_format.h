@@ -26,6 +26,9 @@ void diff__print_fired(const struct diff *d, const char *prefix, FILE *f);
 /* Shared by the formats (diff_format.c). */
 const char *diff_fmt_value(char *buf, size_t n, enum diff_metric m, double v);
 const char *diff_fmt_change(char *buf, size_t n, const struct diff_row *r, enum diff_metric m);
+/* "name", plus " (object)" when another object has that name too, plus
+ * " [thread]" per thread or process. */
+const char *diff_row__label(const struct diff_row *r, char *buf, size_t n);
 /* Calls fn once per note: runs whose counts disagree, lost events. */
 void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), void *ctx);
 

@@ -26,6 +26,16 @@ static void md_code(const char *s, FILE *f)
 	fputs(strchr(fence, ' ') ? " ``" : "`", f);
 }
 
+static void md_name(const struct diff_row *r, FILE *f)
+{
+	md_code(r->name, f);
+	if (r->shared_name) {
+		fputs(" (", f);
+		md_code(r->object, f);
+		fputc(')', f);
+	}
+}
+
 static void md_value(const struct diff *d, const struct diff_row *r, enum diff_side s,
 		     enum diff_metric m, FILE *f)
 {
@@ -62,7 +72,7 @@ static void md_row(const struct diff *d, const struct diff_row *r, FILE *f)
 	char c[64];
 
 	fprintf(f, "| %s | ", status_word(r));
-	md_code(r->name, f);
+	md_name(r, f);
 	if (r->group) {
 		fputs(" | ", f);
 		md_code(r->group, f);
@@ -98,7 +108,7 @@ static void md_fired(const struct diff *d, FILE *f)
 			fputs("| ", f);
 			md_code(diff_rule__text(o->rules[k]), f);
 			fputs(" | ", f);
-			md_code(r->name, f);
+			md_name(r, f);
 			if (r->group) {
 				fputs(" on ", f);
 				md_code(r->group, f);

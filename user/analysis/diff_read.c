@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* diff_read.c: reads the traces of one `sledtrace diff` batch in parallel,
  * one thread per trace.  Each trace goes through the one reader into its
- * own report; a pass-through sink in front of the report keeps the thread
- * and process names, which the report does not need. */
+ * own report; a pass-through sink in front of the report keeps what the
+ * report does not need: object file names, thread and process names. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -13,22 +13,44 @@
 
 #include "analysis/diff_read.h"
 #include "format/perfetto_reader.h"
-#include "util/u64map.h"
 
-/* One trace: its report, and thread or process names by tid. */
+/* One trace: its report, the object file name of each function and the
+ * thread or process name of each thread. */
 struct diff_trace {
 	struct frame_sink inner;
-	struct u64map tid_names; /* 1 + thread index -> 1 + index in names */
-	char **names;
+	char **objects; /* by function id: basename, "" when unknown */
+	size_t nobjects;
+	char **names; /* by thread index */
 	size_t nnames;
 	enum diff_group group;
 	struct report *r;
 };
 
+/* Sets v[i] (growing v) to a copy of s, unless it has one. */
+static int put_name(char ***v, size_t *n, size_t i, const char *s)
+{
+	char **w;
+
+	if (i >= *n) {
+		if (!(w = realloc(*v, (i + 1) * 2 * sizeof(*w))))
+			return -ENOMEM;
+		memset(w + *n, 0, ((i + 1) * 2 - *n) * sizeof(*w));
+		*v = w;
+		*n = (i + 1) * 2;
+	}
+	if ((*v)[i])
+		return 0;
+	return ((*v)[i] = strdup(s)) ? 0 : -ENOMEM;
+}
+
 static int tee_function(void *ctx, const struct trace_function *fn)
 {
 	struct diff_trace *t = ctx;
+	const char *slash = fn->object ? strrchr(fn->object, '/') : NULL;
+	const char *base = slash ? slash + 1 : fn->object ? fn->object : "";
 
+	if (put_name(&t->objects, &t->nobjects, fn->id, base))
+		return -ENOMEM;
 	return t->inner.ops->function(t->inner.ctx, fn);
 }
 
@@ -36,17 +58,17 @@ static int tee_thread(void *ctx, const struct trace_thread *th)
 {
 	struct diff_trace *t = ctx;
 	const char *n = t->group == DIFF_BY_PROCESS ? th->process_name : th->name;
-	char **v = realloc(t->names, (t->nnames + 1) * sizeof(*v));
 
-	if (!v)
-		return -ENOMEM;
-	t->names = v;
-	if (!(v[t->nnames] = strdup(n ? n : "?")))
-		return -ENOMEM;
-	t->nnames++;
-	if (u64map__put(&t->tid_names, (uint64_t)th->index + 1, t->nnames))
+	if (put_name(&t->names, &t->nnames, th->index, n ? n : "?"))
 		return -ENOMEM;
 	return t->inner.ops->thread ? t->inner.ops->thread(t->inner.ctx, th) : 0;
+}
+
+static int tee_thread_end(void *ctx, const struct trace_thread *th)
+{
+	struct diff_trace *t = ctx;
+
+	return t->inner.ops->thread_end ? t->inner.ops->thread_end(t->inner.ctx, th) : 0;
 }
 
 static int tee_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
@@ -95,13 +117,18 @@ static const struct frame_sink_ops tee_ops = {
 	.elided = tee_elided,
 	.stats = tee_stats,
 	.finish = tee_finish,
+	.thread_end = tee_thread_end,
 };
 
 const char *diff_trace__group(const struct diff_trace *t, uint32_t thread)
 {
-	uint64_t idx;
+	return thread && thread - 1 < t->nnames && t->names[thread - 1] ? t->names[thread - 1]
+									: "?";
+}
 
-	return u64map__get(&t->tid_names, thread, &idx) ? t->names[idx - 1] : "?";
+const char *diff_trace__object(const struct diff_trace *t, uint32_t fid)
+{
+	return fid < t->nobjects && t->objects[fid] ? t->objects[fid] : "";
 }
 
 struct job {
@@ -194,8 +221,10 @@ void diff_trace__free(struct diff_trace *t)
 		return;
 	for (size_t i = 0; i < t->nnames; i++)
 		free(t->names[i]);
+	for (size_t i = 0; i < t->nobjects; i++)
+		free(t->objects[i]);
 	free(t->names);
-	u64map__clear(&t->tid_names);
+	free(t->objects);
 	report__free(t->r);
 	free(t);
 }
