@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "analysis/diff_rules.h"
+#include "cli/values.h"
 
 static char err[512];
 
@@ -20,7 +21,7 @@ static struct diff_rule *rule(const char *text)
 {
 	struct diff_rule *r = NULL;
 
-	assert_int_equal(diff_rule__parse(text, &r, err, sizeof(err)), 0);
+	assert_int_equal(diff_rule__parse(text, cli_parse_duration, &r, err, sizeof(err)), 0);
 	assert_non_null(r);
 	return r;
 }
@@ -50,10 +51,10 @@ static void test_grammar(void **state)
 {
 	const char *good[] = { "calls>0%",   "self>15%:^parse_", "total>2ms",
 			       "avg>=1.5us", " calls < -10%",	 "self<=-20%",
-			       "calls>100",  "total>0",		 "self>5%:a:b" };
-	const char *bad[] = { "",	   "calls",    "calls>",    "speed>5%",
-			      "calls>>5%", "self>5",   "calls>5ms", "self>5%:(",
-			      "self>5%:",  "calls 5%", "self>x%",   "total>2 parsecs" };
+			       "calls>100",  "total>0s",	 "self>5%:a:b" };
+	const char *bad[] = { "",	 "calls",	    "calls>",	 "speed>5%", "calls>>5%",
+			      "self>5",	 "calls>5ms",	    "self>5%:(", "self>5%:", "calls 5%",
+			      "self>x%", "total>2 parsecs", "total>0" };
 	struct diff_rule *r;
 
 	(void)state;
@@ -62,7 +63,8 @@ static void test_grammar(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		r = NULL;
 		err[0] = '\0';
-		assert_int_equal(diff_rule__parse(bad[i], &r, err, sizeof(err)), -EINVAL);
+		assert_int_equal(diff_rule__parse(bad[i], cli_parse_duration, &r, err, sizeof(err)),
+				 -EINVAL);
 		assert_null(r);
 		assert_non_null(strstr(err, "bad rule"));
 		assert_null(strchr(err, '\n'));
@@ -71,23 +73,6 @@ static void test_grammar(void **state)
 	assert_string_equal(diff_rule__text(r), "self>15%:^parse_");
 	assert_int_equal(diff_rule__metric(r), DIFF_SELF);
 	diff_rule__free(r);
-}
-
-static void test_durations(void **state)
-{
-	double ns;
-
-	(void)state;
-	assert_int_equal(diff_parse_duration("50us", &ns), 0);
-	assert_true(ns == 50e3);
-	assert_int_equal(diff_parse_duration("1.5s", &ns), 0);
-	assert_true(ns == 1.5e9);
-	assert_int_equal(diff_parse_duration("0", &ns), 0);
-	assert_true(ns == 0);
-	assert_int_equal(diff_parse_duration("7", &ns), -EINVAL);
-	assert_int_equal(diff_parse_duration("-1ms", &ns), -EINVAL);
-	assert_int_equal(diff_parse_duration("ms", &ns), -EINVAL);
-	assert_int_equal(diff_parse_duration("1e999s", &ns), -EINVAL);
 }
 
 static void test_thresholds_and_regex(void **state)
@@ -158,7 +143,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grammar),
-		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_thresholds_and_regex),
 		cmocka_unit_test(test_min_time),
 		cmocka_unit_test(test_noise_gate),

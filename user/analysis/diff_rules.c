@@ -23,41 +23,10 @@ struct diff_rule {
 	regex_t re;
 };
 
-static const struct {
-	const char *name;
-	double ns;
-} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-
-int diff_parse_duration(const char *s, double *ns)
-{
-	char *end;
-	double v;
-
-	if (!isdigit((unsigned char)*s) && *s != '.')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
-		return -EINVAL;
-	if (!*end && v == 0) {
-		*ns = 0;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].name)) {
-			*ns = v * units[i].ns;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 static int bad(char *err, size_t errlen, const char *text, const char *why)
 {
-	snprintf(err, errlen,
-		 "bad rule '%s': %s (form: METRIC OP THRESHOLD[%%][:REGEX], e.g. "
-		 "calls>0%% or self>15%%:^parse_ or total>2ms)",
-		 text, why);
+	snprintf(err, errlen, "bad rule '%s': %s (form: METRIC OP THRESHOLD[%%][:REGEX])", text,
+		 why);
 	return -EINVAL;
 }
 
@@ -94,9 +63,11 @@ static const char *parse_op(const char *p, struct diff_rule *r)
 }
 
 /* The threshold is the text up to ':' (or the end), blanks trimmed. */
-static int parse_threshold(const char *s, size_t n, struct diff_rule *r, const char **why)
+static int parse_threshold(const char *s, size_t n, diff_duration_parser parse_duration,
+			   struct diff_rule *r, const char **why)
 {
-	char buf[64], *end;
+	char buf[64], *end, ignored[256];
+	uint64_t ns;
 
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
@@ -120,11 +91,10 @@ static int parse_threshold(const char *s, size_t n, struct diff_rule *r, const c
 			return *why = "a calls threshold is a count or a percentage", -EINVAL;
 		return 0;
 	}
-	if (buf[0] == '-' ? diff_parse_duration(buf + 1, &r->threshold)
-			  : diff_parse_duration(buf + (buf[0] == '+'), &r->threshold))
-		return *why = "a time threshold needs a unit (ns, us, ms, s) or %", -EINVAL;
-	if (buf[0] == '-')
-		r->threshold = -r->threshold;
+	if (parse_duration(buf + (buf[0] == '-' || buf[0] == '+'), &ns, ignored, sizeof(ignored)))
+		return *why = "a time threshold is a duration with its unit (500us, 2ms) or a %",
+		       -EINVAL;
+	r->threshold = buf[0] == '-' ? -(double)ns : (double)ns;
 	return 0;
 }
 
@@ -138,7 +108,8 @@ static int parse_regex(const char *s, struct diff_rule *r, const char **why)
 	return 0;
 }
 
-static int parse_into(const char *text, struct diff_rule *r, const char **why)
+static int parse_into(const char *text, diff_duration_parser parse_duration, struct diff_rule *r,
+		      const char **why)
 {
 	const char *p = skip_blank(text), *colon;
 
@@ -148,12 +119,13 @@ static int parse_into(const char *text, struct diff_rule *r, const char **why)
 		return *why = "expected an operator (>, >=, < or <=)", -EINVAL;
 	p = skip_blank(p);
 	colon = strchr(p, ':');
-	if (parse_threshold(p, colon ? (size_t)(colon - p) : strlen(p), r, why))
+	if (parse_threshold(p, colon ? (size_t)(colon - p) : strlen(p), parse_duration, r, why))
 		return -EINVAL;
 	return colon ? parse_regex(colon + 1, r, why) : 0;
 }
 
-int diff_rule__parse(const char *text, struct diff_rule **out, char *err, size_t errlen)
+int diff_rule__parse(const char *text, diff_duration_parser parse_duration, struct diff_rule **out,
+		     char *err, size_t errlen)
 {
 	struct diff_rule *r = calloc(1, sizeof(*r));
 	const char *why = NULL;
@@ -163,7 +135,7 @@ int diff_rule__parse(const char *text, struct diff_rule **out, char *err, size_t
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (parse_into(text, r, &why)) {
+	if (parse_into(text, parse_duration, r, &why)) {
 		bad(err, errlen, text, why);
 		diff_rule__free(r);
 		return -EINVAL;

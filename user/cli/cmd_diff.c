@@ -3,10 +3,8 @@
  * of a base build with those of a candidate, per function, and applies
  * --fail-on rules.  Exit status: 0 no rule fired, 1 a rule fired, 2 bad
  * usage or an unreadable trace (the CI contract, docs/ci.md). */
-#include <getopt.h>
 #include <glob.h>
 #include <regex.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,264 +15,246 @@
 #include "analysis/diff_format.h"
 #include "analysis/diff_rules.h"
 #include "cli/commands.h"
-
-static const char usage_text[] =
-	"usage: sledtrace diff BASE HEAD [OPTIONS]\n"
-	"       sledtrace diff --base=TRACE... --head=TRACE... [OPTIONS]\n"
-	"BASE, HEAD and TRACE are trace files or quoted globs ('base-*.pftrace');\n"
-	"several traces per side are compared by their medians.\n"
-	"  --fail-on=METRIC OP THRESHOLD[%][:REGEX]   e.g. 'calls>0%', 'self>15%:^parse_',\n"
-	"                     'total>2ms'; METRIC: calls total self avg; OP: > >= < <=\n"
-	"  --min-time=DUR     time changes smaller than DUR (e.g. 50us) never fire\n"
-	"  --format=table|markdown|json|csv   --sort=impact|calls|total|self|avg|name\n"
-	"  --top=N            at most N functions   --function=REGEX   only these\n"
-	"  --by-thread, --by-process          per thread/process name\n"
-	"exit status: 0 no rule fired, 1 a rule fired, 2 usage error or unreadable trace\n";
+#include "cli/options.h"
+#include "cli/values.h"
 
 struct diff_args {
-	struct diff_opts o;
-	struct diff_print_opts p;
-	regex_t function;
-	bool has_function;
-	struct diff_rule *rules[DIFF_MAX_RULES];
+	struct cli_list base, head, fail_on;
+	uint64_t min_time;
+	int format; /* enum diff_format */
+	int sort;   /* enum diff_sort */
+	uint32_t top;
+	const char *function;
+	bool by_thread, by_process;
+};
+
+#define S struct diff_args
+
+static const char *const format_names[] = { "table", "markdown", "json", "csv", NULL };
+static const char *const sort_names[] = { "impact", "calls", "total", "self", "avg", "name", NULL };
+
+static const struct cli_option options[] = {
+	CLI_LIST(0, "base", S, base, "TRACE",
+		 "a trace of the base build, or a quoted glob of several runs (instead of the "
+		 "BASE operand)"),
+	CLI_LIST(0, "head", S, head, "TRACE",
+		 "a trace of the candidate build, or a quoted glob (instead of HEAD)"),
+	CLI_LIST(0, "fail-on", S, fail_on, "RULE",
+		 "exit 1 when RULE fires: METRIC OP THRESHOLD[%][:REGEX], METRIC calls, total, "
+		 "self or avg, OP > >= < <=, e.g. 'calls>0%', 'self>15%:^parse_', 'total>2ms'; "
+		 "repeatable"),
+	CLI_DURATION(0, "min-time", S, min_time, "0s",
+		     "time changes smaller than this never fire a rule (noise floor)"),
+	CLI_ENUM(0, "format", S, format, format_names, "FORMAT", "table",
+		 "a table; markdown for a CI job summary; json (docs/diff.md); csv"),
+	CLI_ENUM(0, "sort", S, sort, sort_names, "KEY", "impact",
+		 "impact: fired rules, then changes, then self-time change; or the size of a "
+		 "metric's change; or name"),
+	CLI_UINT(0, "top", S, top, "N", "all", 0, UINT32_MAX,
+		 "show at most N functions (0: all); fired rules are always listed"),
+	CLI_STRING(0, "function", S, function, "REGEX", "all",
+		   "compare only functions whose name matches (POSIX extended)"),
+	CLI_FLAG(0, "by-thread", S, by_thread, "one row per function and thread name"),
+	CLI_FLAG(0, "by-process", S, by_process, "one row per function and process name"),
+	CLI_END,
+};
+
+/* Operand errors, which check() cannot see: worded like the parser's. */
+static int usage(const char *what)
+{
+	fprintf(stderr, "sledtrace: diff: %s (see 'sledtrace diff --help')\n", what);
+	return EXIT_USAGE;
+}
+
+/* Both sides' trace paths after glob expansion. */
+struct sides {
 	char **paths[2];
 	size_t npaths[2];
 };
 
-static int usage_error(const char *fmt, ...)
+static int add_path(struct sides *s, int side, const char *path)
 {
-	va_list ap;
+	char **v = realloc(s->paths[side], (s->npaths[side] + 1) * sizeof(*v));
 
-	va_start(ap, fmt);
-	fputs("sledtrace: diff: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs(" (try --help)\n", stderr);
-	va_end(ap);
-	return 2;
-}
-
-static int pick(const char *what, const char *arg, const char *const *names, int n, int *out)
-{
-	for (int i = 0; i < n; i++) {
-		if (!strcmp(arg, names[i])) {
-			*out = i;
-			return 0;
-		}
-	}
-	fprintf(stderr, "sledtrace: diff: unknown %s '%s' (try --help)\n", what, arg);
-	return 2;
-}
-
-static int add_path(struct diff_args *a, int side, const char *path)
-{
-	char **v = realloc(a->paths[side], (a->npaths[side] + 1) * sizeof(*v));
-
-	if (!v || !(v[a->npaths[side]] = strdup(path))) {
-		if (v)
-			a->paths[side] = v;
-		fputs("sledtrace: out of memory\n", stderr);
-		return 2;
-	}
-	a->paths[side] = v;
-	a->npaths[side]++;
+	if (!v)
+		return -1;
+	s->paths[side] = v;
+	if (!(v[s->npaths[side]] = strdup(path)))
+		return -1;
+	s->npaths[side]++;
 	return 0;
 }
 
 /* A pattern that matches nothing is an error only if it is a glob: a
  * plain path is left for the reader to report (missing, unreadable). */
-static int add_pattern(struct diff_args *a, int side, const char *pattern)
+static int add_pattern(struct sides *s, int side, const char *pattern)
 {
 	glob_t g;
 	int rc = glob(pattern, 0, NULL, &g);
 
 	if (rc == GLOB_NOMATCH && !strpbrk(pattern, "*?[")) {
 		globfree(&g);
-		return add_path(a, side, pattern);
+		return add_path(s, side, pattern) ? EXIT_USAGE : 0;
 	}
 	if (rc) {
 		globfree(&g);
-		return usage_error("no trace matches '%s'", pattern);
+		fprintf(stderr, "sledtrace: diff: no trace matches '%s'\n", pattern);
+		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < g.gl_pathc && !rc; i++)
-		rc = add_path(a, side, g.gl_pathv[i]);
+		rc = add_path(s, side, g.gl_pathv[i]) ? EXIT_USAGE : 0;
 	globfree(&g);
+	if (rc)
+		fputs("sledtrace: out of memory\n", stderr);
 	return rc;
 }
 
-static int add_rule(struct diff_args *a, const char *text)
+static int expand(const struct diff_args *a, char **operands, int noperands, struct sides *s)
 {
-	char err[512];
+	const struct cli_list *lists[2] = { &a->base, &a->head };
+	int rc = 0;
 
-	if (a->o.nrules == DIFF_MAX_RULES)
-		return usage_error("more than 64 --fail-on rules");
-	if (diff_rule__parse(text, &a->rules[a->o.nrules], err, sizeof(err))) {
-		fprintf(stderr, "sledtrace: diff: %s\n", err);
-		return 2;
+	for (int side = 0; side < 2 && !rc; side++) {
+		if (noperands)
+			rc = add_pattern(s, side, operands[side]);
+		for (size_t i = 0; i < lists[side]->n && !rc; i++)
+			rc = add_pattern(s, side, lists[side]->v[i]);
 	}
-	a->o.nrules++;
+	return rc;
+}
+
+static void sides_free(struct sides *s)
+{
+	for (int side = 0; side < 2; side++) {
+		for (size_t i = 0; i < s->npaths[side]; i++)
+			free(s->paths[side][i]);
+		free(s->paths[side]);
+	}
+}
+
+static int check(void *set, char *err, size_t errlen)
+{
+	struct diff_args *a = set;
+	struct diff_rule *r;
+	char why[512];
+	regex_t re;
+
+	if (a->by_thread && a->by_process)
+		return snprintf(err, errlen, "--by-thread and --by-process exclude each other"), -1;
+	if (a->fail_on.n > DIFF_MAX_RULES)
+		return snprintf(err, errlen, "--fail-on: at most %d rules", DIFF_MAX_RULES), -1;
+	for (size_t i = 0; i < a->fail_on.n; i++) {
+		if (diff_rule__parse(a->fail_on.v[i], cli_parse_duration, &r, why, sizeof(why)))
+			return snprintf(err, errlen, "--fail-on: %s", why), -1;
+		diff_rule__free(r);
+	}
+	if (a->function) {
+		if (regcomp(&re, a->function, REG_EXTENDED | REG_NOSUB))
+			return snprintf(err, errlen, "--function: bad regex '%s'", a->function), -1;
+		regfree(&re);
+	}
 	return 0;
-}
-
-static int parse_number(const char *arg, size_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*arg < '0' || *arg > '9')
-		return usage_error("--top needs a number, not '%s'", arg);
-	v = strtoull(arg, &end, 10);
-	if (*end)
-		return usage_error("--top needs a number, not '%s'", arg);
-	*out = (size_t)v;
-	return 0;
-}
-
-static int parse_option(struct diff_args *a, int c, const char *arg)
-{
-	static const char *const formats[] = { "table", "markdown", "json", "csv" };
-	static const char *const sorts[] = { "impact", "calls", "total", "self", "avg", "name" };
-	double ns;
-	int v = 0, rc;
-
-	switch (c) {
-	case 'b':
-	case 'H':
-		return add_pattern(a, c == 'H', arg);
-	case 'r':
-		return add_rule(a, arg);
-	case 'm':
-		if (diff_parse_duration(arg, &ns))
-			return usage_error("bad --min-time '%s' (e.g. 50us, 2ms)", arg);
-		a->o.min_time_ns = (uint64_t)ns;
-		return 0;
-	case 'f':
-		rc = pick("format", arg, formats, 4, &v);
-		a->p.format = (enum diff_format)v;
-		return rc;
-	case 's':
-		rc = pick("sort key", arg, sorts, 6, &v);
-		a->o.sort = (enum diff_sort)v;
-		return rc;
-	case 'n':
-		return parse_number(arg, &a->p.top);
-	case 'F':
-		if (a->has_function)
-			return usage_error("--function given twice");
-		if (regcomp(&a->function, arg, REG_EXTENDED | REG_NOSUB))
-			return usage_error("bad --function regex '%s'", arg);
-		a->has_function = true;
-		a->o.function = &a->function;
-		return 0;
-	case 't':
-	case 'p':
-		a->o.group = c == 't' ? DIFF_BY_THREAD : DIFF_BY_PROCESS;
-		return 0;
-	}
-	return usage_error("bad option");
-}
-
-/* Returns -1 to go on, else the exit status. */
-static int parse(int argc, char **argv, struct diff_args *a)
-{
-	static const struct option longopts[] = {
-		{ "base", required_argument, NULL, 'b' },
-		{ "head", required_argument, NULL, 'H' },
-		{ "fail-on", required_argument, NULL, 'r' },
-		{ "min-time", required_argument, NULL, 'm' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "function", required_argument, NULL, 'F' },
-		{ "by-thread", no_argument, NULL, 't' },
-		{ "by-process", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c, rc;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		if (c == '?' || c == ':')
-			return usage_error("bad option or missing value: '%s'", argv[optind - 1]);
-		if ((rc = parse_option(a, c, optarg)))
-			return rc;
-	}
-	if (optind < argc && (a->npaths[0] || a->npaths[1]))
-		return usage_error("give traces either as BASE HEAD or with --base/--head");
-	if (optind < argc && argc - optind != 2)
-		return usage_error("expected BASE and HEAD traces, got %s argument(s)",
-				   argc - optind == 1 ? "1" : "more than 2");
-	for (int side = 0; optind < argc; side++)
-		if ((rc = add_pattern(a, side, argv[optind++])))
-			return rc;
-	if (!a->npaths[0] || !a->npaths[1])
-		return usage_error("expected traces for both sides (BASE HEAD)");
-	return -1;
 }
 
 static unsigned terminal_width(void)
 {
 	struct winsize ws;
-	const char *cols = getenv("COLUMNS");
 
-	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws))
 		return ws.ws_col;
-	return isatty(STDOUT_FILENO) && cols ? (unsigned)atoi(cols) : 0;
+	return 0;
 }
 
-static int run(struct diff_args *a)
+/* Reads, compares, prints; the exit status. */
+static int compare(struct diff *d, struct sides *s, const struct diff_print_opts *p)
 {
-	struct diff *d = NULL;
 	char err[512];
-	int rc = 2;
 
-	a->o.rules = a->rules;
-	if (diff__new(&a->o, &d)) {
-		fputs("sledtrace: out of memory\n", stderr);
-		return 2;
-	}
-	if (diff__read(d, a->paths, a->npaths, err, sizeof(err))) {
+	if (diff__read(d, s->paths, s->npaths, err, sizeof(err))) {
 		fprintf(stderr, "sledtrace: %s\n", err);
-		goto out;
+		return EXIT_USAGE;
 	}
 	if (diff__finish(d)) {
 		fputs("sledtrace: out of memory\n", stderr);
-		goto out;
+		return EXIT_USAGE;
 	}
-	a->p.width = a->p.format == DIFF_FORMAT_TABLE ? terminal_width() : 0;
-	if (diff__print(d, &a->p, stdout)) {
+	if (diff__print(d, p, stdout)) {
 		fputs("sledtrace: diff: cannot write output\n", stderr);
-		goto out;
+		return EXIT_USAGE;
 	}
-	/* Machine formats go to files and job summaries: say why in the log. */
-	if (a->p.format != DIFF_FORMAT_TABLE)
+	/* Other formats go to files and job summaries: say why in the log. */
+	if (p->format != DIFF_FORMAT_TABLE)
 		diff__print_fired(d, "sledtrace: diff: ", stderr);
-	rc = diff__fired(d) ? 1 : 0;
-out:
-	diff__free(d);
-	return rc;
+	return diff__fired(d) ? 1 : EXIT_OK;
 }
 
-int cmd_diff(int argc, char **argv)
+static int run(void *set, char **operands, int noperands)
 {
-	struct diff_args a = { 0 };
-	int rc = parse(argc, argv, &a);
+	struct diff_args *a = set;
+	struct diff_rule *rules[DIFF_MAX_RULES];
+	struct diff_print_opts p = { .format = (enum diff_format)a->format, .top = a->top };
+	struct diff_opts o = {
+		.group = a->by_thread	 ? DIFF_BY_THREAD
+			 : a->by_process ? DIFF_BY_PROCESS
+					 : 0,
+		.sort = (enum diff_sort)a->sort,
+		.min_time_ns = a->min_time,
+		.rules = rules,
+	};
+	struct sides s = { 0 };
+	struct diff *d = NULL;
+	regex_t re;
+	char why[512];
+	int rc;
 
-	if (rc < 0)
-		rc = run(&a);
-	for (size_t i = 0; i < a.o.nrules; i++)
-		diff_rule__free(a.rules[i]);
-	for (int side = 0; side < 2; side++) {
-		for (size_t i = 0; i < a.npaths[side]; i++)
-			free(a.paths[side][i]);
-		free(a.paths[side]);
+	if (noperands != 0 && (a->base.n || a->head.n))
+		return usage("give traces either as BASE HEAD or with --base and --head");
+	if (noperands == 1)
+		return usage("missing HEAD");
+	if (noperands == 0 && (!a->base.n || !a->head.n))
+		return usage("missing BASE and HEAD (or --base and --head)");
+	if ((rc = expand(a, operands, noperands, &s))) {
+		sides_free(&s);
+		return rc;
 	}
-	if (a.has_function)
-		regfree(&a.function);
+	/* check() parsed every rule and regex already. */
+	for (; o.nrules < a->fail_on.n; o.nrules++)
+		diff_rule__parse(a->fail_on.v[o.nrules], cli_parse_duration, &rules[o.nrules], why,
+				 sizeof(why));
+	if (a->function && !regcomp(&re, a->function, REG_EXTENDED | REG_NOSUB))
+		o.function = &re;
+	p.width = p.format == DIFF_FORMAT_TABLE ? terminal_width() : 0;
+	if (diff__new(&o, &d))
+		fputs("sledtrace: out of memory\n", stderr);
+	rc = d ? compare(d, &s, &p) : EXIT_USAGE;
+	diff__free(d);
+	for (size_t i = 0; i < o.nrules; i++)
+		diff_rule__free(rules[i]);
+	if (o.function)
+		regfree(&re);
+	sides_free(&s);
 	return rc;
 }
+
+const struct cli_command cmd_diff = {
+	.name = "diff",
+	.summary = "compare traces of two builds per function; fail on rules (CI)",
+	.synopsis = "[OPTIONS] BASE HEAD",
+	.about = "Compares the traces of a base build (BASE, or --base) with those of a "
+		 "candidate (HEAD, or --head) per function, matched by name and object file "
+		 "name: calls, total, self and average time, their change, and functions new "
+		 "or gone.  Several traces per side (quoted globs or repeated options) are "
+		 "compared by their medians, with their spread; a time rule fires only on a "
+		 "change beyond the noise of each side and --min-time.  docs/diff.md has the "
+		 "details, docs/ci.md ready CI jobs.",
+	.exit_status =
+		"0 no rule fired, 1 a rule fired (each is listed), 2 usage error or a "
+		"trace that cannot be read",
+	.operand = "BASE HEAD",
+	.options = options,
+	.min_operands = 0,
+	.max_operands = 2,
+	.check = check,
+	.run = run,
+	.settings_size = sizeof(S),
+};

@@ -81,6 +81,9 @@ void cli_help(const struct cli_command *cmd, FILE *f)
 		option_line(f, o);
 	fprintf(f, "%-*s%s\n", HELP_COLUMN, "  -h, --help", "show this help and exit");
 	fprintf(f, "%-*s%s\n", HELP_COLUMN, "      --version", "print the version and exit");
-	fprintf(f, "\nExit status: 0 success, 1 runtime failure, 2 usage error%s.\n",
-		strcmp(cmd->name, "record") ? "" : "; otherwise COMMAND's own status");
+	if (cmd->exit_status)
+		fprintf(f, "\nExit status: %s.\n", cmd->exit_status);
+	else
+		fprintf(f, "\nExit status: 0 success, 1 runtime failure, 2 usage error%s.\n",
+			strcmp(cmd->name, "record") ? "" : "; otherwise COMMAND's own status");
 }

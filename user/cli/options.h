@@ -121,6 +121,7 @@ struct cli_command {
 	size_t settings_size;
 	void (*init)(void *settings); /* defaults; NULL: all zero */
 	void (*fini)(void *settings); /* frees what parsing allocated; may be NULL */
+	const char *exit_status;      /* for --help when not the usual 0/1/2; may be NULL */
 };
 
 /* Parses argv (argv[0] is the command name) into settings, then runs the
