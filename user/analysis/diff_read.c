@@ -15,7 +15,8 @@
 #include "format/perfetto_reader.h"
 
 /* One trace: its report, the object file name of each function and the
- * thread or process name of each thread. */
+ * thread or process name of each thread.  The tee_* ops pass every call
+ * on to the report, skipping ops the report does not have. */
 struct diff_trace {
 	struct frame_sink inner;
 	char **objects; /* by function id: basename, "" when unknown */
@@ -51,7 +52,7 @@ static int tee_function(void *ctx, const struct trace_function *fn)
 
 	if (put_name(&t->objects, &t->nobjects, fn->id, base))
 		return -ENOMEM;
-	return t->inner.ops->function(t->inner.ctx, fn);
+	return t->inner.ops->function ? t->inner.ops->function(t->inner.ctx, fn) : 0;
 }
 
 static int tee_thread(void *ctx, const struct trace_thread *th)
@@ -92,21 +93,22 @@ static int tee_elided(void *ctx, const struct trace_thread *th, uint32_t fid, ui
 {
 	struct diff_trace *t = ctx;
 
-	return t->inner.ops->elided(t->inner.ctx, th, fid, calls, total_ns);
+	return t->inner.ops->elided ? t->inner.ops->elided(t->inner.ctx, th, fid, calls, total_ns)
+				    : 0;
 }
 
 static int tee_stats(void *ctx, const struct trace_stats *st)
 {
 	struct diff_trace *t = ctx;
 
-	return t->inner.ops->stats(t->inner.ctx, st);
+	return t->inner.ops->stats ? t->inner.ops->stats(t->inner.ctx, st) : 0;
 }
 
 static int tee_finish(void *ctx)
 {
 	struct diff_trace *t = ctx;
 
-	return t->inner.ops->finish(t->inner.ctx);
+	return t->inner.ops->finish ? t->inner.ops->finish(t->inner.ctx) : 0;
 }
 
 static const struct frame_sink_ops tee_ops = {
