@@ -13,20 +13,48 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 /* Set by the collector before load. */
 const volatile __u64 wakeup_bytes = 256 * 1024; /* adaptive wakeup threshold */
 const volatile bool no_events = false;		/* benchmark floor: probe, emit nothing */
+/* The links fire in every process (pid -1): keep only those in `traced`. */
+const volatile bool filter_tgids = false;
+/* Trace the children of traced processes too (fork, vfork, clone). */
+const volatile bool follow = false;
+/* Hold traced processes at new executable mappings until attached. */
+const volatile bool hold_mappings = false;
+
+#define PROT_EXEC 0x4
+#define SIGSTOP 19
+#define __NR_MMAP 9 /* x86-64 */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024 * 1024); /* resized before load */
 } events SEC(".maps");
 
-/* The traced process, set once the child exists (tracepoints have no pid
- * filter of their own). */
+/* The traced processes (tgid -> 1), filled by the collector: tracepoints
+ * have no pid filter of their own, and links attached with pid -1 fire in
+ * every process that maps the file. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u32);
-} target_tgid SEC(".maps");
+} traced SEC(".maps");
+
+/* Files the collector has looked at: running them again needs no hold. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct sled_file_id);
+	__type(value, __u32);
+} known_files SEC(".maps");
+
+/* Processes stopped here and not yet resumed (tgid -> 1), so that whoever
+ * outlives a killed collector can resume them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} held SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -71,10 +99,30 @@ static __always_inline int push(__u64 cookie, __u64 sp)
 	return 0;
 }
 
+/* Fork and exec notices: lost ones are counted apart from call events. */
+static __always_inline void push_control(__u64 cookie, __u64 sp)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct sled_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(SLED_CTR_LOST_CONTROL, 1);
+		return;
+	}
+	e->ts = bpf_ktime_get_boot_ns();
+	e->tgid = id >> 32;
+	e->tid = (__u32)id;
+	e->cookie = cookie;
+	e->sp = sp;
+	bpf_ringbuf_submit(e, wakeup_flag());
+}
+
 static __always_inline int emit(struct pt_regs *ctx)
 {
-	/* Only the traced process reaches here: the links filter by pid. */
-	if (no_events)
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	/* With one process the links filter by pid; with several, here. */
+	if (no_events || (filter_tgids && !bpf_map_lookup_elem(&traced, &tgid)))
 		return 0;
 	return push(bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx));
 }
@@ -103,13 +151,130 @@ int on_ret(struct pt_regs *ctx)
 	return emit(ctx);
 }
 
-/* Runs in the exiting thread, after the last probe event it can cause. */
+/* Runs in the exiting thread, after the last probe event it can cause.
+ * The last thread of a process takes it out of the traced set, so a later
+ * process that reuses the pid is not traced by mistake. */
 SEC("tp_btf/sched_process_exit")
-int on_thread_exit(void *ctx)
+int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 {
-	__u32 zero = 0, *tgid = bpf_map_lookup_elem(&target_tgid, &zero);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (no_events || !tgid || !*tgid || *tgid != bpf_get_current_pid_tgid() >> 32)
+	if (!bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	if (group_dead) {
+		bpf_map_delete_elem(&traced, &tgid);
+		bpf_map_delete_elem(&held, &tgid);
+	}
+	if (no_events)
 		return 0;
 	return push(SLED_COOKIE(SLED_KIND_THREAD_EXIT, 0, 0), 0);
+}
+
+/* Runs in the parent: a new process of a traced one is traced from its
+ * first instruction (the child runs only after this returns). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, ctgid = child->tgid, one = 1;
+	struct sled_event *e;
+
+	if (!follow || child->pid != child->tgid || !bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+	if (no_events)
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SLED_CTR_LOST_CONTROL, 1);
+		return 0;
+	}
+	e->ts = bpf_ktime_get_boot_ns();
+	e->tgid = ctgid;
+	e->tid = child->pid;
+	e->cookie = SLED_COOKIE(SLED_KIND_FORK, 0, 0);
+	e->sp = bpf_get_current_pid_tgid(); /* the forking thread: tgid << 32 | tid */
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}
+
+static long file_of_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct sled_file_id *id = data;
+	struct file *f = vma->vm_file;
+
+	if (f) {
+		id->dev = f->f_inode->i_sb->s_dev;
+		id->ino = f->f_inode->i_ino;
+	}
+	return 0;
+}
+
+/* Reports a file a traced process now runs code from, unless the collector
+ * knows it, and stops the process until the collector has attached it.
+ * The event is queued first and the process stopped only if that worked,
+ * so nothing is ever stopped without the collector knowing.  The stop
+ * takes effect on the way back to user space: no instruction of the new
+ * mapping runs unprobed. */
+static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64 addr)
+{
+	struct sled_event *e;
+	__u32 one = 1;
+
+	if (!id->ino || bpf_map_lookup_elem(&known_files, id))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(SLED_CTR_UNHELD, 1);
+		return 0;
+	}
+	bpf_map_update_elem(&held, &tgid, &one, BPF_ANY);
+	bpf_send_signal_thread(SIGSTOP);
+	e->ts = bpf_ktime_get_boot_ns();
+	e->tgid = tgid;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->cookie = SLED_COOKIE(SLED_KIND_MAPPED, 0, 0);
+	e->sp = addr;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/* mmap(2) of a file with PROT_EXEC (the dynamic loader, dlopen).  This
+ * kernel has no fentry or kprobe attachment here, so the syscall exit
+ * tracepoint it is: it runs for every syscall of every process, and
+ * returns after two compares for all but mmap. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
+{
+	struct sled_file_id id = {};
+	__u32 tgid;
+
+	if (!hold_mappings || regs->orig_ax != __NR_MMAP || !(regs->dx & PROT_EXEC) ||
+	    (ret < 0 && ret > -4096))
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	bpf_find_vma(bpf_get_current_task_btf(), (__u64)ret, file_of_vma, &id, 0);
+	return hold(tgid, &id, (__u64)ret);
+}
+
+/* execve(2): the thread's frames of the old image end; a binary the
+ * collector does not know is held (its interpreter is mapped by the
+ * kernel too, but holds no sleds). */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct sled_file_id id = {};
+	struct file *f = bprm->file;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!f || !bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	if (!no_events)
+		push_control(SLED_COOKIE(SLED_KIND_EXEC, 0, 0), 0);
+	if (!hold_mappings)
+		return 0;
+	id.dev = f->f_inode->i_sb->s_dev;
+	id.ino = f->f_inode->i_ino;
+	return hold(tgid, &id, 0);
 }

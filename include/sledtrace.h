@@ -19,6 +19,17 @@
 /* A thread of the traced process exited (tp_btf/sched_process_exit): its
  * open frames end now, and its tid may be reused by a new thread. */
 #define SLED_KIND_THREAD_EXIT 4
+/* A traced process mapped a file executable that the collector has not
+ * looked at yet (fexit/vm_mmap_pgoff: exec, the loader, dlopen).  The
+ * thread was sent SIGSTOP; the collector attaches whatever sleds the file
+ * has and resumes the process with SIGCONT.  sp is the mapping's address. */
+#define SLED_KIND_MAPPED 5
+/* A traced process forked (fork, vfork, clone without CLONE_THREAD) and
+ * the child is traced too: tgid/tid are the child's, sp is the forking
+ * thread (tgid << 32 | tid), whose open frames the child starts with. */
+#define SLED_KIND_FORK 6
+/* A traced thread exec'd: whatever it had open ended. */
+#define SLED_KIND_EXEC 7
 
 /* Cookie: [63..56] kind, [55..32] object index, [31..0] function id.
  * Function ids are the XRay ids (1-based) of the object. */
@@ -51,7 +62,16 @@ _Static_assert(__builtin_offsetof(struct sled_event, cookie) == 16, "sled_event.
 _Static_assert(__builtin_offsetof(struct sled_event, sp) == 24, "sled_event.sp at 24");
 
 /* Indexes of the per-CPU counters in the `counters` map. */
-#define SLED_CTR_DROPS 0 /* bpf_ringbuf_reserve failed */
-#define SLED_CTR_MAX 1
+#define SLED_CTR_DROPS 0	/* bpf_ringbuf_reserve failed */
+#define SLED_CTR_UNHELD 1	/* a new executable mapping could not be reported */
+#define SLED_CTR_LOST_CONTROL 2 /* a fork or exec notice could not be queued */
+#define SLED_CTR_MAX 3
+
+/* Key of the `known_files` map: a file the collector has looked at, as the
+ * kernel names it (super_block s_dev, MKDEV encoding, and inode number). */
+struct sled_file_id {
+	__u64 dev;
+	__u64 ino;
+};
 
 #endif

@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 MISSING = "does-not-exist"
 NOT_FOUND = "sledtrace-test-no-such-command"
@@ -35,6 +36,56 @@ UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 def expected_status(name):
     usage = ("-bad-", "-usage-")
     return 2 if any(u in name for u in usage) else 1
+
+
+# Processes started for the -p cases, killed and reaped at the end.
+helpers = []
+
+
+def spawn(argv, ready):
+    """Starts argv and waits until ready(pid) holds; returns the pid."""
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    helpers.append(p)
+    for _ in range(500):
+        if ready(p.pid):
+            return p.pid
+        time.sleep(0.01)
+    sys.exit("helper %s never got ready" % argv)
+
+
+def proc_field(pid, what):
+    try:
+        if what == "exe":
+            return os.readlink("/proc/%d/exe" % pid)
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def free_pid():
+    with open("/proc/sys/kernel/pid_max") as f:
+        pid = int(f.read()) - 1
+    while os.path.exists("/proc/%d" % pid):
+        pid -= 1
+    return pid
+
+
+def pid_cases(nosleds, xray):
+    prec = lambda *o: ["record", "--quiet", "-o", "out.pftrace"] + list(o)
+    sleep = shutil.which("sleep")
+    return {
+        "record-pid-missing": lambda d: prec("-p", str(free_pid())),
+        "record-pid-kernel-thread": lambda d: prec("-p", "2"),
+        "record-pid-no-sleds": lambda d: prec("-p", str(spawn(
+            [sleep, "60"], lambda pid: proc_field(pid, "exe") == os.path.realpath(sleep)))),
+        # Exited but not yet reaped: the pid exists, its process is gone.
+        "record-pid-exited": lambda d: prec("-p", str(spawn(
+            [nosleds], lambda pid: proc_field(pid, "stat") == "Z"))),
+        "record-pid-bad-value": lambda d: prec("-p", "12x"),
+        "record-pid-usage-and-command": lambda d: prec("-p", "1", "--", xray),
+        "record-usage-duration-without-pid": lambda d: prec("--duration=1s", "--", xray),
+    }
 
 
 def cases(nosleds, xray):
@@ -77,6 +128,7 @@ def cases(nosleds, xray):
         "main-usage-no-command": lambda d: [],
         "main-usage-unknown-command": lambda d: ["bogus"],
         "main-usage-help-unknown": lambda d: ["help", "bogus"],
+        **pid_cases(nosleds, xray),
     }
 
 
@@ -150,6 +202,9 @@ def main():
             print("FAIL %s:\n  %s" % (name, "\n  ".join(problems)))
         else:
             print("PASS %s" % name)
+    for p in helpers:
+        p.kill()
+        p.wait()
     return 1 if failed else 0
 
 

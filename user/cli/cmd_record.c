@@ -3,6 +3,7 @@
  * recording's phases (record.h).  Any failure is one line on stderr, a
  * non-zero exit and no output file. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "cli/commands.h"
@@ -12,7 +13,14 @@
 #include "record/record.h"
 #include "record/record_opts.h"
 
-#define S struct record_opts
+/* The parsed form of what record_opts holds as values. */
+struct record_cli {
+	struct record_opts o;
+	const char *pid_list; /* -p */
+	struct cli_list objects;
+};
+
+#define S struct record_cli
 
 _Static_assert(sizeof(enum exit_mode) == sizeof(int), "CLI_ENUM stores an int");
 _Static_assert(sizeof(enum attach_mode) == sizeof(int), "CLI_ENUM stores an int");
@@ -21,58 +29,121 @@ static const char *const exit_names[] = { "auto", "sled", "uretprobe", "infer", 
 static const char *const attach_names[] = { "auto", "multi", "perf", NULL };
 
 static const struct cli_option options[] = {
-	CLI_STRING('o', "output", S, output, "FILE", "sledtrace.pftrace",
+	CLI_STRING('o', "output", S, o.output, "FILE", "sledtrace.pftrace",
 		   "the trace; '-' is standard output; a device, FIFO or socket is written "
 		   "through, /dev/null builds no trace"),
-	CLI_SELECT('F', "filter", S, sel, 'F', "REGEX",
+	CLI_SELECT('F', "filter", S, o.sel, 'F', "REGEX",
 		   "trace functions whose name matches REGEX (POSIX ERE)"),
-	CLI_SELECT('N', "exclude", S, sel, 'N', "REGEX",
+	CLI_SELECT('N', "exclude", S, o.sel, 'N', "REGEX",
 		   "never trace functions matching REGEX (wins over --filter)"),
-	CLI_SELECT(0, "filter-file", S, sel, 'f', "FILE",
+	CLI_SELECT(0, "filter-file", S, o.sel, 'f', "FILE",
 		   "patterns from FILE (see 'sledtrace filter')"),
-	CLI_FLAG(0, "allow-empty", S, sel.allow_empty,
+	CLI_FLAG(0, "allow-empty", S, o.sel.allow_empty,
 		 "a filter that selects nothing is not an error"),
-	CLI_ENUM(0, "exit", S, exits, exit_names, "MODE", "auto",
+	CLI_ENUM(0, "exit", S, o.exits, exit_names, "MODE", "auto",
 		 "how returns are seen: auto uses uretprobes where no exception can unwind "
 		 "through (C objects, leaf functions) and exit sleds elsewhere; sled is exact and "
 		 "safe but slow; uretprobe is fast but aborts targets that unwind through it; "
 		 "infer probes entries only and infers exits"),
-	CLI_ENUM(0, "attach", S, attach, attach_names, "MODE", "auto",
+	CLI_ENUM(0, "attach", S, o.attach, attach_names, "MODE", "auto",
 		 "multi: one uprobe_multi link (Linux 6.6+); perf: one perf-event uprobe per "
 		 "probe; auto: multi when the kernel has it"),
-	CLI_SIZE(0, "ring-size", S, ring_size, "64M", 4096, 1u << 30, true,
+	CLI_SIZE(0, "ring-size", S, o.ring_size, "64M", 4096, 1u << 30, true,
 		 "BPF ring buffer size, a power of two from 4K to 1G"),
-	CLI_UINT(0, "max-depth", S, max_depth, "N", "unlimited", 1, 1000000,
+	CLI_UINT(0, "max-depth", S, o.max_depth, "N", "unlimited", 1, 1000000,
 		 "leave out calls nested deeper than N (counted in the trace)"),
-	CLI_DURATION(0, "min-duration", S, min_duration_ns, "0",
+	CLI_DURATION(0, "min-duration", S, o.min_duration_ns, "0",
 		     "leave out calls shorter than TIME, like 500ns, 2us, 1ms (counted)"),
-	CLI_FLAG(0, "no-xray", S, no_xray,
+	CLI_FLAG(0, "no-xray", S, o.no_xray,
 		 "the binary has no sleds: probe its function symbols (entry and return)"),
-	CLI_FLAG(0, "all", S, all, "with --no-xray, every function symbol (else give --filter)"),
-	CLI_STRING(0, "debug-dir", S, debug_dir, "DIR", DEBUGINFO_ROOT,
+	CLI_FLAG(0, "all", S, o.all, "with --no-xray, every function symbol (else give --filter)"),
+	CLI_STRING(0, "debug-dir", S, o.debug_dir, "DIR", DEBUGINFO_ROOT,
 		   "with --no-xray, where a stripped COMMAND's debug files are (.build-id/...)"),
-	CLI_FLAG(0, "mangled", S, mangled, "keep raw symbol names"),
-	CLI_FLAG(0, "no-events", S, no_events,
+	CLI_FLAG(0, "mangled", S, o.mangled, "keep raw symbol names"),
+	CLI_FLAG(0, "no-events", S, o.no_events,
 		 "benchmarks: probes fire but record nothing (the cost floor)"),
-	CLI_FLAG('q', "quiet", S, quiet, "no status line, no summary"),
+	CLI_FLAG('q', "quiet", S, o.quiet, "no status line, no summary"),
 	CLI_COUNT(
-		'v', "verbose", S, verbose,
+		'v', "verbose", S, o.verbose,
 		"-v: the probe plan and the time of each phase; -vv: libbpf's warnings too; -vvv: libbpf's debug messages"),
+	CLI_STRING('p', "pid", S, pid_list, "PIDS", "none: run COMMAND",
+		   "trace these running processes (every thread, every object with sleds) "
+		   "instead of running COMMAND, until Ctrl-C, SIGTERM, SIGHUP, --duration or "
+		   "their exit"),
+	CLI_DURATION(0, "duration", S, o.duration_ns, "until stopped",
+		     "with -p: stop after TIME, like 10s"),
+	CLI_FLAG(0, "follow", S, o.follow, "with -p: trace the children they start from now on"),
+	CLI_LIST(0, "object", S, objects, "GLOB",
+		 "trace only the objects whose path matches GLOB, like '*/build/Release/*.node'; "
+		 "none given: every object with sleds"),
+	CLI_FLAG(0, "as-root", S, o.as_root,
+		 "under sudo, run COMMAND as root (default: as the user who ran sudo)"),
 	CLI_END,
 };
 
 static void init(void *set)
 {
-	S *o = set;
+	struct record_opts *o = &((S *)set)->o;
 
 	o->output = "sledtrace.pftrace";
 	o->ring_size = 64ull << 20;
 }
 
+/* "4242" or "4242,4250" into o->pids. */
+static int parse_pids(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	for (const char *p = arg; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ',') ||
+		    o->npids == sizeof(o->pids) / sizeof(o->pids[0])) {
+			snprintf(
+				err, errlen,
+				"-p wants process ids like 4242 or 4242,4250 (at most 64), not '%s'",
+				arg);
+			return -1;
+		}
+		o->pids[o->npids++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* -p, --duration, --follow, --object, --as-root. */
+static int check_scope(S *c, char *err, size_t errlen)
+{
+	struct record_opts *o = &c->o;
+
+	if (c->pid_list && parse_pids(o, c->pid_list, err, errlen))
+		return -1;
+	if (c->objects.n > sizeof(o->objects) / sizeof(o->objects[0])) {
+		snprintf(err, errlen, "--object: at most 64 patterns");
+		return -1;
+	}
+	for (size_t i = 0; i < c->objects.n; i++)
+		o->objects[o->nobjects++] = c->objects.v[i];
+	if (!o->npids && o->duration_ns)
+		snprintf(err, errlen,
+			 "--duration goes with -p (a command is traced until it exits)");
+	else if (!o->npids && o->follow)
+		snprintf(err, errlen,
+			 "--follow goes with -p (a command's children are always traced)");
+	else if (o->npids && o->no_xray)
+		snprintf(err, errlen, "--no-xray is for a command, not for -p");
+	else if (o->npids && o->as_root)
+		snprintf(err, errlen, "--as-root is for a command; -p runs nothing");
+	else
+		return 0;
+	return -1;
+}
+
 static int check(void *set, char *err, size_t errlen)
 {
-	S *o = set;
+	struct record_opts *o = &((S *)set)->o;
 
+	if (check_scope(set, err, errlen))
+		return -1;
 	if (o->all && !o->no_xray)
 		snprintf(err, errlen, "--all only means something with --no-xray");
 	else if (o->no_xray && o->all && o->sel.n)
@@ -113,11 +184,17 @@ static int run(void *set, char **operands, int noperands)
 	double ms[5] = { 0 };
 	struct record *r = NULL;
 	struct timespec t;
-	S *o = set;
+	struct record_opts *o = &((S *)set)->o;
 	int err;
 
-	(void)noperands;
-	o->argv = operands;
+	if (!noperands == !o->npids) {
+		fprintf(stderr, "sledtrace: record: %s\n",
+			o->npids ? "-p traces running processes: give -p or a command, not both"
+				 : "no command given (sledtrace record -o OUT -- COMMAND ..., "
+				   "or -p PID)");
+		return EXIT_USAGE;
+	}
+	o->argv = o->npids ? NULL : operands;
 	/* A trace output that closes (a FIFO's or socket's reader gone) is a
 	 * write error with its one line, not a silent death mid-run.  The
 	 * other commands die of SIGPIPE like any filter in a pipeline. */
@@ -143,15 +220,16 @@ static int run(void *set, char **operands, int noperands)
 const struct cli_command cmd_record = {
 	.name = "record",
 	.summary = "run a command and trace its XRay-instrumented functions",
-	.synopsis = "[OPTIONS] [--] COMMAND [ARGS...]",
-	.about = "Runs COMMAND with every XRay-instrumented function of its executable traced "
+	.synopsis = "[OPTIONS] [--] COMMAND [ARGS...]  |  [OPTIONS] -p PID[,PID...]",
+	.about = "Runs COMMAND, and every process it starts, with every XRay-instrumented "
+		 "function of their executables and shared objects traced "
 		 "from its first instruction and writes a Perfetto trace (open it at "
 		 "https://ui.perfetto.dev).  COMMAND's standard input, output and error are left "
 		 "alone; record exits with COMMAND's exit status (128+N if signal N killed it).  "
 		 "Options end at the first operand: everything after it is COMMAND's.",
 	.operand = "COMMAND",
 	.options = options,
-	.min_operands = 1,
+	.min_operands = 0, /* with -p; else check() wants COMMAND */
 	.max_operands = -1,
 	.stop_at_operand = true,
 	.check = check,

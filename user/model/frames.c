@@ -261,6 +261,11 @@ const struct frame *frame_builder__top(const struct fb_thread *t)
 	return t->depth ? &t->stack[t->depth - 1] : NULL;
 }
 
+const struct frame *frame_builder__frame(const struct fb_thread *t, uint32_t i)
+{
+	return i < t->depth ? &t->stack[i] : NULL;
+}
+
 int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t, uint32_t fid,
 			  uint64_t calls, uint64_t total_ns)
 {

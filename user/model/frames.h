@@ -122,6 +122,8 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
 			 enum frame_end how);
 uint32_t frame_builder__depth(const struct fb_thread *t);
 const struct frame *frame_builder__top(const struct fb_thread *t); /* NULL if empty */
+/* The i-th open frame from the bottom (0 is the outermost), or NULL. */
+const struct frame *frame_builder__frame(const struct fb_thread *t, uint32_t i);
 /* Closes every open frame of t as FRAME_UNFINISHED at ts and retires t:
  * the thread is gone (or the trace ends).  Calls thread_end() once. */
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);

@@ -48,5 +48,8 @@ int xray_map__load(struct elf_object *obj, struct xray_map **out, char *err, siz
 int xray_map__parse(const uint8_t *data, size_t size, uint64_t sect_addr, struct xray_map **out,
 		    char *err, size_t errlen);
 void xray_map__free(struct xray_map *map);
+/* 1 when the file at path has an xray_instr_map section, 0 when not,
+ * -ENOEXEC when it is no ELF file, another negative errno if unreadable. */
+int xray_map__in_file(const char *path);
 
 #endif

@@ -27,6 +27,7 @@ struct attacher {
 	enum attach_mode mode;
 	struct probe_group *groups;
 	size_t ngroups;
+	size_t nattached; /* groups [0, nattached) are attached */
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
 	size_t nprobes;
@@ -101,7 +102,7 @@ static struct probe_group *group_for(struct attacher *a, struct bpf_program *pro
 {
 	struct probe_group *g;
 
-	for (size_t i = a->ngroups; i-- > 0;) {
+	for (size_t i = a->ngroups; i-- > a->nattached;) { /* attached ones are closed */
 		g = &a->groups[i];
 		if (g->prog == prog && g->retprobe == retprobe && !strcmp(g->path, path))
 			return g;
@@ -235,12 +236,13 @@ static void describe_failure(const struct attacher *a, const struct probe_group 
 
 int attacher__attach(struct attacher *a, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < a->ngroups; i++) {
-		struct probe_group *g = &a->groups[i];
+	for (; a->nattached < a->ngroups; a->nattached++) {
+		struct probe_group *g = &a->groups[a->nattached];
 		int ret = a->mode == ATTACH_MULTI ? attach_multi(a, g) : attach_perf(a, g);
 
 		if (ret) {
 			describe_failure(a, g, ret, err, errlen);
+			a->nattached = a->ngroups; /* a failed group is not retried */
 			return ret;
 		}
 	}

@@ -39,7 +39,8 @@ int attacher__prepare(struct attacher *a, struct bpf_program *prog);
 /* Queues one probe.  retprobe: a uretprobe at offset.  path is copied. */
 int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path, uint64_t offset,
 		  uint64_t cookie, int retprobe);
-/* Attaches everything queued.  On failure err names the file and cause. */
+/* Attaches everything queued since the last call (objects can be added
+ * while recording).  On failure err names the file and cause. */
 int attacher__attach(struct attacher *a, char *err, size_t errlen);
 size_t attacher__probe_count(const struct attacher *a);
 size_t attacher__link_count(const struct attacher *a);

@@ -61,7 +61,7 @@ void launch__ignore_sigpipe(void)
 }
 
 static void __attribute__((noreturn))
-child(int gate, int errw, const char *path, char *const argv[])
+child(int gate, int errw, const char *path, char *const argv[], const struct run_as *ra)
 {
 	char go;
 	int e;
@@ -70,8 +70,11 @@ child(int gate, int errw, const char *path, char *const argv[])
 		_exit(127); /* sledtrace went away: never run untraced */
 	close(gate);
 	sigaction(SIGPIPE, &inherited_sigpipe, NULL);
-	execv(path, argv);
-	e = errno;
+	e = -run_as__apply(ra);
+	if (!e) {
+		execv(path, argv);
+		e = errno;
+	}
 	if (write(errw, &e, sizeof(e)) < 0)
 		_exit(127);
 	_exit(127);
@@ -96,7 +99,7 @@ int launch__spawn(struct launch *l, const char *path, char *const argv[])
 	if (l->pid == 0) {
 		close(gate[1]);
 		close(errp[0]);
-		child(gate[0], errp[1], path, argv);
+		child(gate[0], errp[1], path, argv, l->run_as);
 	}
 	close(gate[0]);
 	close(errp[1]);

@@ -9,11 +9,14 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "probe/run_as.h"
+
 struct launch {
 	pid_t pid;
-	int pidfd;   /* readable once the child has exited */
-	int gate_fd; /* write end: one byte releases the child */
-	int err_fd;  /* read end: the child's exec errno, EOF on success */
+	int pidfd;		     /* readable once the child has exited */
+	int gate_fd;		     /* write end: one byte releases the child */
+	int err_fd;		     /* read end: the child's exec errno, EOF on success */
+	const struct run_as *run_as; /* set before spawn; NULL: keep our identity */
 };
 
 /* Finds the executable like execvp would: a name without '/' is looked up

@@ -263,18 +263,59 @@ static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uin
 	return 0;
 }
 
-/* The thread is gone: what it left open ends with it, and nothing of its
- * stack may pair with the frames of a later thread that reuses the tid. */
-static int thread_exit(struct collector *c, const struct sled_event *e)
+/* Retires (tgid, tid) if it is still open: it is gone, or it exec'd into a
+ * new program that gets a thread (track, names) of its own. */
+static int retire(struct collector *c, uint32_t tgid, uint32_t tid, uint64_t ts)
 {
-	struct cthread *t = find_thread(c, e->tgid, e->tid);
+	struct cthread *t = find_thread(c, tgid, tid);
 	struct fb_thread *fbt;
 
 	if (!t)
 		return 0;
 	fbt = t->fbt;
 	thread_slots__put(&c->threads, frame_builder__info(fbt));
-	return frame_builder__end_thread(c->fb, fbt, e->ts);
+	return frame_builder__end_thread(c->fb, fbt, ts);
+}
+
+/* A forked child runs on in the frames its parent's thread had open at the
+ * fork: they begin again in the child, at the fork, so that the child's
+ * returns from them match.  sp carries the parent's tgid << 32 | tid. */
+static int fork_child(struct collector *c, const struct sled_event *e)
+{
+	uint32_t ptgid = (uint32_t)(e->sp >> 32), ptid = (uint32_t)e->sp, depth;
+	struct cthread *parent = find_thread(c, ptgid, ptid), *child;
+	int err;
+
+	if (!parent || !(depth = frame_builder__depth(parent->fbt)))
+		return 0;
+	err = retire(c, e->tgid, e->tid, e->ts);
+	if (!err)
+		err = thread_for(c, e->tgid, e->tid, &child);
+	if (err)
+		return err;
+	parent = find_thread(c, ptgid, ptid); /* thread_for may move threads */
+	for (uint32_t i = 0; !err && parent && i < depth; i++) {
+		const struct frame *f = frame_builder__frame(parent->fbt, i);
+
+		err = frame_builder__enter(c->fb, child->fbt, f->fid, e->ts, f->sp);
+	}
+	return err;
+}
+
+/* The thread is gone: what it left open ends with it, and nothing of its
+ * stack may pair with the frames of a later thread that reuses the tid. */
+static int thread_exit(struct collector *c, const struct sled_event *e)
+{
+	return retire(c, e->tgid, e->tid, e->ts);
+}
+
+/* exec replaced the thread's program: its frames are gone, and what runs
+ * next is named anew. */
+static int exec_thread(struct collector *c, const struct sled_event *e)
+{
+	if (c->proc_tgid == e->tgid)
+		c->proc_tgid = 0;
+	return retire(c, e->tgid, e->tid, e->ts);
 }
 
 int collector__event(struct collector *c, const struct sled_event *e)
@@ -284,6 +325,12 @@ int collector__event(struct collector *c, const struct sled_event *e)
 	struct cthread *t;
 	int err;
 
+	/* Process bookkeeping, not trace events (events count calls and
+	 * thread exits, as the drop counter does). */
+	if (kind == SLED_KIND_FORK)
+		return fork_child(c, e);
+	if (kind == SLED_KIND_EXEC)
+		return exec_thread(c, e);
 	c->st.events++;
 	if (kind == SLED_KIND_THREAD_EXIT)
 		return thread_exit(c, e);

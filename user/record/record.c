@@ -3,91 +3,23 @@
  * record__free releases whatever exists, so each phase can fail and return
  * without cleanup code of its own. */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/epoll.h>
+#include <sys/stat.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probe/attach.h"
-#include "record/collector.h"
-#include "object/elf_object.h"
-#include "model/frame_filter.h"
-#include "model/frames.h"
-#include "probe/launch.h"
-#include "util/gzout.h"
-#include "util/output_file.h"
-#include "format/perfetto_writer.h"
-#include "probe/probe_plan.h"
-#include "record/progress.h"
-#include "record/record.h"
+#include "probe/proc_maps.h"
+#include "record/record_int.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
-#include "probe/select.h"
-#include "object/symbol_map.h"
-#include "object/symbols.h"
-#include "object/xray_map.h"
-#include "object/xray_runtime.h"
 
-#define POLL_MS 50 /* drain at least this often: wakeups are batched */
-
-/* A termination signal sent to sledtrace is passed on to the command; the
- * trace is finished when the command exits, as on any other exit. */
-static volatile sig_atomic_t pending_signal;
-
-static void on_signal(int sig)
-{
-	pending_signal = sig;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* The terminal's ^C and ^\ reach the command too: let it decide. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-}
-
-struct record {
-	const struct record_opts *opts;
-	char path[4096];
-	struct elf_object *obj;
-	struct xray_map *map;
-	struct symbols *syms;
-	bool *selected; /* by XRay id */
-	size_t nselected;
-	struct sledtrace_bpf *skel;
-	struct attacher *att;
-	struct bpf_link *exit_link; /* thread exits of the traced process */
-	struct object_plan plan;
-	struct output_file out;
-	struct perfetto_writer *pw;
-	struct frame_filter *ff;
-	struct frame_builder *fb;
-	struct collector *col;
-	struct ring_buffer *rb;
-	struct launch child;
-	struct progress prog;
-	int epfd;
-	int status;
-	uint64_t attach_ns;
-	int cb_err;
-	bool child_done;
-	enum xray_runtime runtime; /* the target's own XRay runtime */
-};
-
-static uint64_t now_ns(void)
+uint64_t record__now_ns(void)
 {
 	struct timespec ts;
 
@@ -95,47 +27,77 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int fail(int err, const char *fmt, const char *a, const char *b)
+int record__fail(int err, const char *fmt, const char *a, const char *b)
 {
 	fprintf(stderr, "sledtrace: ");
 	fprintf(stderr, fmt, a, b);
 	fputc('\n', stderr);
 	return err < 0 ? err : -EINVAL;
 }
-
 #define MANY_SYMBOL_PROBES 10000
 
-static int select_probed(struct record *r, char *err, size_t errlen)
+static int check_selection(struct record *r)
 {
-	struct filter *f = NULL;
-	int ret = 0;
+	size_t n = object_set__selected(r->objs);
 
-	if (r->opts->sel.n)
-		ret = select_args__filter(&r->opts->sel, elf_object__build_id(r->obj), &f, err,
-					  errlen);
-	if (!ret)
-		ret = select_functions(f, r->syms, r->map, &r->selected, &r->nselected);
-	filter__free(f);
-	if (ret)
-		return ret;
-	if (!r->nselected && !r->opts->sel.allow_empty) {
-		snprintf(err, errlen,
-			 "the filter selects none of the %zu functions of %s "
-			 "(check with 'sledtrace list -F', or pass --allow-empty)",
-			 r->map->nfuncs, r->path);
+	if (!n && !r->opts->sel.allow_empty && object_set__count(r->objs)) {
+		fprintf(stderr,
+			"sledtrace: the filter selects none of the %zu functions of %s "
+			"(check with 'sledtrace list -F', or pass --allow-empty)\n",
+			object_set__functions(r->objs),
+			object_set__count(r->objs) == 1 ? object_set__get(r->objs, 0)->path
+							: "the traced objects");
 		return -ENOENT;
 	}
-	if (r->opts->no_xray && r->nselected > MANY_SYMBOL_PROBES && !r->opts->quiet)
+	if (r->opts->no_xray && n > MANY_SYMBOL_PROBES && !r->opts->quiet)
 		fprintf(stderr,
 			"sledtrace: warning: probing %zu functions by symbol; every call traps "
 			"into the kernel (narrow it with -F)\n",
-			r->nselected);
+			n);
 	return 0;
+}
+
+static int open_command(struct record *r, char *err, size_t errlen)
+{
+	const char *cmd = r->opts->argv[0];
+	struct stat st;
+	int ret = launch__resolve(cmd, r->path, sizeof(r->path));
+
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", cmd,
+			 ret == -ENOENT ? "command not found" : strerror(-ret));
+		return ret;
+	}
+	if (!r->opts->as_root) {
+		ret = run_as__from_sudo(&r->run_as, err, errlen);
+		if (ret)
+			return ret;
+		r->child.run_as = &r->run_as;
+	}
+	if (stat(r->path, &st)) {
+		snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
+		return -errno;
+	}
+	ret = object_set__add(r->objs, r->path, r->path, proc_maps__dev(st.st_dev), st.st_ino, err,
+			      errlen);
+	if (!ret && !r->opts->no_xray)
+		r->runtime = xray_runtime__check(object_set__get(r->objs, 0)->elf,
+						 getenv("XRAY_OPTIONS"));
+	/* A script, a shell or any binary without sleds may start what has
+	 * them: objects are found as the tree execs and maps them. */
+	if ((ret == -ENODATA || ret == -ENOEXEC) && !r->opts->no_xray)
+		return 0;
+	return ret;
 }
 
 int record__open(const struct record_opts *opts, struct record **out)
 {
-	struct symbols_opts so = { .mangled = opts->mangled };
+	struct object_set_opts oo = { .sel = &opts->sel,
+				      .mangled = opts->mangled,
+				      .no_xray = opts->no_xray,
+				      .debug_dir = opts->debug_dir,
+				      .globs = opts->objects,
+				      .nglobs = opts->nobjects };
 	struct record *r = calloc(1, sizeof(*r));
 	char err[8192];
 	int ret;
@@ -147,27 +109,27 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->epfd = -1;
 	r->out.fd = -1;
 	r->child.pid = -1;
-	ret = launch__resolve(opts->argv[0], r->path, sizeof(r->path));
+	r->keeper.pid = -1;
+	ret = object_set__new(&oo, &r->objs);
 	if (ret)
-		return fail(ret, "%s: %s", opts->argv[0],
-			    ret == -ENOENT ? "command not found" : strerror(-ret));
-	ret = elf_object__open(r->path, &r->obj, err, sizeof(err));
-	if (!ret && opts->no_xray)
-		ret = symbol_map__build(r->obj, opts->debug_dir, &r->map, err, sizeof(err));
-	else if (!ret)
-		ret = xray_map__load(r->obj, &r->map, err, sizeof(err));
-	if (!ret)
-		ret = symbols__load(r->obj, r->map, &so, &r->syms, err, sizeof(err));
-	if (!ret)
-		ret = select_probed(r, err, sizeof(err));
-	if (!ret && !opts->no_xray)
-		r->runtime = xray_runtime__check(r->obj, getenv("XRAY_OPTIONS"));
+		return record__fail(ret, "out of memory", NULL, NULL);
+	if (opts->npids) {
+		ret = targets__open(&r->targets, opts->pids, opts->npids, err, sizeof(err));
+		if (!ret)
+			ret = targets__discover(&r->targets, r->objs, err, sizeof(err));
+	} else {
+		ret = open_command(r, err, sizeof(err));
+	}
+	if (ret)
+		return record__fail(ret, "%s", err, NULL);
+	ret = check_selection(r);
+	if (ret)
+		return ret;
 	/* Last of the checks, all before anything runs: a FIFO's open waits
 	 * for its reader. */
-	if (!ret)
-		ret = output_file__create(&r->out, opts->output, err, sizeof(err));
+	ret = output_file__create(&r->out, opts->output, err, sizeof(err));
 	if (ret)
-		return fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err, NULL);
 	return 0;
 }
 
@@ -201,6 +163,12 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* A command's whole tree is traced; -p targets' children with --follow. */
+static bool following(const struct record *r)
+{
+	return !r->opts->npids || r->opts->follow;
+}
+
 int record__load(struct record *r)
 {
 	struct attach_opts ao = { .mode = r->opts->attach, .pid = -1 };
@@ -211,9 +179,15 @@ int record__load(struct record *r)
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	r->skel = sledtrace_bpf__open();
 	if (!r->skel)
-		return fail(-errno, "cannot open the BPF object: %s", strerror(errno), NULL);
+		return record__fail(-errno, "cannot open the BPF object: %s", strerror(errno),
+				    NULL);
 	r->skel->rodata->wakeup_bytes = r->opts->ring_size / 4;
 	r->skel->rodata->no_events = r->opts->no_events;
+	/* One process: the kernel's pid filter; several: the traced map. */
+	r->skel->rodata->filter_tgids = r->opts->npids > 1 || following(r);
+	r->skel->rodata->follow = following(r);
+	/* --no-xray probes the executable's symbols, not every library's. */
+	r->skel->rodata->hold_mappings = !r->opts->no_xray;
 	err = bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->opts->ring_size);
 	if (!err)
 		err = attacher__new(&ao, &r->att);
@@ -222,12 +196,17 @@ int record__load(struct record *r)
 	if (!err)
 		err = sledtrace_bpf__load(r->skel);
 	if (err == -EPERM || err == -EACCES)
-		return fail(
+		return record__fail(
 			err,
 			"cannot load BPF programs: %s (sledtrace needs root, or CAP_BPF and CAP_PERFMON)",
 			strerror(-err), NULL);
 	if (err)
-		return fail(err, "cannot load BPF programs: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot load BPF programs: %s", strerror(-err), NULL);
+	if (!r->skel->rodata->hold_mappings)
+		return 0;
+	err = keeper__start(&r->keeper, bpf_map__fd(r->skel->maps.held));
+	if (err)
+		return record__fail(err, "cannot start: %s", strerror(-err), NULL);
 	return 0;
 }
 
@@ -237,35 +216,11 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct sled_event))
 		return 0;
-	r->cb_err = collector__event(r->col, data);
+	if (SLED_COOKIE_KIND(((const struct sled_event *)data)->cookie) == SLED_KIND_MAPPED)
+		r->cb_err = mapping_watch__on_mapped(&r->watch, data);
+	else
+		r->cb_err = collector__event(r->col, data);
 	return r->cb_err;
-}
-
-/* Every function with its identity: the object by absolute path and
- * build-id, the raw symbol and the XRay function address. */
-static int register_functions(struct record *r)
-{
-	struct collector_object co = { .fid_base = 0, .nfuncs = (uint32_t)r->map->nfuncs };
-	char *abs = realpath(elf_object__path(r->obj), NULL);
-	int err = collector__add_object(r->col, &co);
-
-	for (uint32_t id = 1; !err && id <= r->map->nfuncs; id++) {
-		const struct symbol_info *si = symbols__get(r->syms, id);
-		struct trace_function fn = {
-			.id = id,
-			.name = si->name,
-			.file = si->file,
-			.line = si->line,
-			.mangled = si->mangled,
-			.object = abs ? abs : elf_object__path(r->obj),
-			.build_id = elf_object__build_id(r->obj),
-			.addr = r->map->funcs[id - 1].addr,
-		};
-
-		err = frame_builder__function(r->fb, &fn);
-	}
-	free(abs);
-	return err;
 }
 
 static int null_frame(void *ctx, const struct trace_thread *th, const struct frame *stack,
@@ -299,7 +254,8 @@ static int open_output(struct record *r)
 	if (!output_file__discards(&r->out)) {
 		ret = perfetto_writer__new(r->out.fd, &po, &r->pw);
 		if (ret)
-			return fail(ret, "cannot start the trace writer: %s", strerror(-ret), NULL);
+			return record__fail(ret, "cannot start the trace writer: %s",
+					    strerror(-ret), NULL);
 		sink = perfetto_writer__sink(r->pw);
 	}
 	if (r->pw && (r->opts->max_depth || r->opts->min_duration_ns)) {
@@ -308,21 +264,37 @@ static int open_output(struct record *r)
 
 		ret = frame_filter__new(&sink, &fo, &r->ff);
 		if (ret)
-			return fail(ret, "out of memory", NULL, NULL);
+			return record__fail(ret, "out of memory", NULL, NULL);
 		sink = frame_filter__sink(r->ff);
 	}
 	r->fb = frame_builder__new(&sink);
 	if (!r->fb)
-		return fail(-ENOMEM, "out of memory", NULL, NULL);
+		return record__fail(-ENOMEM, "out of memory", NULL, NULL);
 	ret = collector__new(r->fb, &r->col);
 	if (!ret)
-		ret = register_functions(r);
+		ret = object_set__register(r->objs, r->col, r->fb);
 	if (ret)
-		return fail(ret, "cannot start the collector: %s", strerror(-ret), NULL);
+		return record__fail(ret, "cannot start the collector: %s", strerror(-ret), NULL);
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r, NULL);
 	if (!r->rb)
-		return fail(-errno, "cannot open the ring buffer: %s", strerror(errno), NULL);
+		return record__fail(-errno, "cannot open the ring buffer: %s", strerror(errno),
+				    NULL);
 	return 0;
+}
+
+void record__sum_plans(struct record *r)
+{
+	r->plan = (struct object_plan){ 0 };
+	for (size_t i = 0; i < object_set__count(r->objs); i++) {
+		const struct object_plan *p = &object_set__get(r->objs, i)->plan;
+
+		if (!r->plan.functions || p->exits == EXIT_SLED)
+			r->plan.exits = p->exits;
+		r->plan.functions += p->functions;
+		r->plan.ret_functions += p->ret_functions;
+		r->plan.sleds += p->sleds;
+		r->plan.probes += p->probes;
+	}
 }
 
 static int queue_and_attach(struct record *r)
@@ -337,15 +309,69 @@ static int queue_and_attach(struct record *r)
 	uint64_t t0;
 	int ret;
 
-	ret = probe_plan__queue(r->att, &progs, r->obj, r->map, 0, r->opts->exits, r->selected,
-				&r->plan);
+	ret = object_set__queue(r->objs, r->att, &progs, r->opts->exits);
 	if (ret)
-		return fail(ret, "cannot plan probes: %s", strerror(-ret), NULL);
-	t0 = now_ns();
+		return record__fail(ret, "cannot plan probes: %s", strerror(-ret), NULL);
+	record__sum_plans(r);
+	t0 = record__now_ns();
 	ret = attacher__attach(r->att, err, sizeof(err));
-	r->attach_ns = now_ns() - t0;
+	r->attach_ns = record__now_ns() - t0;
+	/* A target that exits meanwhile takes its map_files links with it:
+	 * say that, not which link failed. */
+	if (ret && r->targets.n)
+		targets__check_alive(&r->targets, err, sizeof(err));
 	if (ret)
-		return fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err, NULL);
+	return 0;
+}
+
+/* New executable mappings of traced processes stop them until their
+ * objects are probed (mappings.h); files known now cost no stop. */
+static int hook_mappings(struct record *r)
+{
+	int err;
+
+	r->watch = (struct mapping_watch){
+		.objs = r->objs,
+		.att = r->att,
+		.progs = { r->skel->progs.on_entry, r->skel->progs.on_exit, r->skel->progs.on_tail,
+			   r->skel->progs.on_ret },
+		.exits = r->opts->exits,
+		.col = r->col,
+		.fb = r->fb,
+		.known_fd = bpf_map__fd(r->skel->maps.known_files),
+		.held_fd = bpf_map__fd(r->skel->maps.held),
+	};
+	r->hold_links[0] = bpf_program__attach(r->skel->progs.on_exec);
+	if (r->hold_links[0] && following(r))
+		r->hold_links[2] = bpf_program__attach(r->skel->progs.on_fork);
+	if (!r->hold_links[0] || (following(r) && !r->hold_links[2]))
+		return record__fail(-errno, "cannot watch exec and fork: %s", strerror(errno),
+				    NULL);
+	if (!r->skel->rodata->hold_mappings)
+		return 0;
+	err = mapping_watch__mark_objects(&r->watch);
+	if (err)
+		return record__fail(err, "cannot mark known files: %s", strerror(-err), NULL);
+	r->hold_links[1] = bpf_program__attach(r->skel->progs.on_syscall_exit);
+	if (!r->hold_links[1])
+		return record__fail(-errno, "cannot watch new mappings: %s", strerror(errno), NULL);
+	/* What -p targets mapped since they were first read is found now;
+	 * what they map from here on is held. */
+	for (size_t i = 0; !err && i < r->targets.n; i++)
+		err = mapping_watch__scan(&r->watch, r->targets.pids[i]);
+	if (err)
+		return record__fail(err, "cannot read the mappings of a target: %s", strerror(-err),
+				    NULL);
+	return 0;
+}
+
+static int add_traced(struct record *r, pid_t pid)
+{
+	uint32_t tgid = (uint32_t)pid, one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.traced), &tgid, &one, BPF_ANY))
+		return record__fail(-errno, "cannot set the traced pid: %s", strerror(errno), NULL);
 	return 0;
 }
 
@@ -353,14 +379,17 @@ static int queue_and_attach(struct record *r)
  * a reused tid from inheriting a dead thread's frames. */
 static int watch_thread_exits(struct record *r)
 {
-	uint32_t zero = 0, tgid = (uint32_t)r->child.pid;
-	int err = bpf_map_update_elem(bpf_map__fd(r->skel->maps.target_tgid), &zero, &tgid, 0);
+	int err = 0;
 
+	if (r->child.pid > 0)
+		err = add_traced(r, r->child.pid);
+	for (size_t i = 0; !err && i < r->targets.n; i++)
+		err = add_traced(r, r->targets.pids[i]);
 	if (err)
-		return fail(-errno, "cannot set the traced pid: %s", strerror(errno), NULL);
+		return err;
 	r->exit_link = bpf_program__attach(r->skel->progs.on_thread_exit);
 	if (!r->exit_link)
-		return fail(-errno, "cannot watch thread exits: %s", strerror(errno), NULL);
+		return record__fail(-errno, "cannot watch thread exits: %s", strerror(errno), NULL);
 	return 0;
 }
 
@@ -381,219 +410,101 @@ static const char *exits_summary(const struct record *r, char *buf, size_t len)
 	return buf;
 }
 
-int record__start(struct record *r)
+static void print_attached(struct record *r)
 {
-	char exits[64];
-	int ret = open_output(r);
+	char exits[64], procs[64] = "";
+	size_t nobj = object_set__count(r->objs);
 
-	if (ret)
-		return ret;
-	ret = launch__spawn(&r->child, r->path, r->opts->argv);
-	if (ret)
-		return fail(ret, "cannot start %s: %s", r->path, strerror(-ret));
-	attacher__set_pid(r->att, r->child.pid);
-	ret = watch_thread_exits(r);
-	if (!ret)
-		ret = queue_and_attach(r);
-	if (ret)
-		return ret;
-	catch_signals();
-	ret = launch__release(&r->child);
-	if (ret) {
-		r->child.pid = -1;
-		return fail(ret, "cannot run %s: %s", r->path, strerror(-ret));
-	}
-	if (r->opts->verbose)
+	if (r->opts->quiet)
+		return;
+	if (!nobj) {
 		fprintf(stderr,
-			"sledtrace: plan: %s: %zu of %zu functions selected, %zu sleds, %zu probes "
-			"queued, %zu functions with uretprobe exits, ring %llu KiB\n",
-			r->path, r->plan.functions, r->map->nfuncs, r->plan.sleds, r->plan.probes,
-			r->plan.ret_functions, (unsigned long long)(r->opts->ring_size >> 10));
-	if (!r->opts->quiet)
-		fprintf(stderr,
-			"sledtrace: %zu functions, %zu sleds, %zu probes attached in %.1f ms "
-			"(%s, exits: %s)\n",
-			r->plan.functions, r->plan.sleds, attacher__probe_count(r->att),
-			(double)r->attach_ns / 1e6,
-			attacher__mode(r->att) == ATTACH_MULTI ? "uprobe_multi" : "perf events",
-			exits_summary(r, exits, sizeof(exits)));
-	return 0;
-}
-
-static uint64_t counter(struct record *r, uint32_t idx)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum = 0, *vals;
-
-	if (ncpu <= 0)
-		return 0;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (vals && !bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.counters), &idx, vals))
-		for (int i = 0; i < ncpu; i++)
-			sum += vals[i];
-	free(vals);
-	return sum;
-}
-
-static int drain(struct record *r)
-{
-	int n = ring_buffer__consume(r->rb);
-
-	if (n < 0 && r->cb_err)
-		return fail(r->cb_err, "writing the trace failed: %s", strerror(-r->cb_err), NULL);
-	if (n < 0 && n != -EINTR)
-		return fail(n, "reading the ring buffer failed: %s", strerror(-n), NULL);
-	return 0;
-}
-
-static int watch(struct record *r)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-
-	r->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (r->epfd < 0)
-		return -errno;
-	ev.data.u32 = 0;
-	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(r->rb), &ev))
-		return -errno;
-	ev.data.u32 = 1;
-	if (r->child.pidfd >= 0 && epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->child.pidfd, &ev))
-		return -errno;
-	return 0;
-}
-
-int record__run(struct record *r)
-{
-	struct epoll_event evs[2];
-	int err = watch(r);
-
-	if (err)
-		return fail(err, "cannot watch the child: %s", strerror(-err), NULL);
-	progress__init(&r->prog, r->opts->quiet);
-	while (!r->child_done) {
-		int n = epoll_wait(r->epfd, evs, 2, POLL_MS);
-
-		for (int i = 0; i < n; i++)
-			if (evs[i].data.u32 == 1)
-				r->child_done = true;
-		if (pending_signal) {
-			kill(r->child.pid, pending_signal);
-			pending_signal = 0;
-		}
-		err = drain(r);
-		if (err)
-			return err;
-		if (progress__due(&r->prog))
-			progress__tick(&r->prog, collector__stats(r->col)->events,
-				       counter(r, SLED_CTR_DROPS));
-	}
-	r->status = launch__wait(&r->child);
-	r->child.pid = -1;
-	/* Everything the child did is queued by now. */
-	return drain(r);
-}
-
-/* A warning, so --quiet keeps it: it explains the trace, not progress. */
-static void warn_runtime(const struct record *r, const struct record_summary *sum)
-{
-	if (r->runtime == XRAY_RUNTIME_PATCHES_PREMAIN)
-		fprintf(stderr,
-			"sledtrace: warning: %s links LLVM's XRay runtime and XRAY_OPTIONS has "
-			"patch_premain=true: the runtime rewrote the sleds before main, and a probe "
-			"on a rewritten sled never fires (%llu of %llu functions hit); run it "
-			"without patch_premain\n",
-			r->path, (unsigned long long)sum->functions_hit,
-			(unsigned long long)sum->functions_attached);
-	else if (r->runtime == XRAY_RUNTIME_LINKED && !sum->functions_hit &&
-		 sum->functions_attached)
-		fprintf(stderr,
-			"sledtrace: warning: no function was hit, and %s links LLVM's XRay "
-			"runtime: if it patched its own sleds (__xray_patch, XRAY_OPTIONS "
-			"patch_premain), probes on them never fire\n",
+			"sledtrace: %s has no sleds: objects with sleds are probed as "
+			"its processes exec and map them\n",
 			r->path);
-}
-
-static int gzip_fd(FILE *f, void *ctx)
-{
-	return gzout__copy_fd(*(const int *)ctx, f);
-}
-
-/* -o NAME.gz: the trace was written plainly (the writer streams to a file
- * descriptor); it is gzip'd into NAME.gz and the plain copy dropped. */
-static bool wants_gzip(const char *out)
-{
-	size_t n = strlen(out);
-
-	return n >= 4 && !strcmp(out + n - 3, ".gz");
-}
-
-static int commit(struct record *r, char *err, size_t errlen)
-{
-	const char *out = r->opts->output;
-	char self[64];
-	int ret, fd;
-
-	if (!wants_gzip(out) || r->out.kind != OUTPUT_ATOMIC)
-		return output_file__commit(&r->out, err, errlen);
-	/* the plain copy is write-only (and may have no name): reopen it */
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", r->out.fd);
-	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot read back the trace for %s: %s", out,
-			 strerror(errno));
-	} else {
-		ret = output_file__write_stream(out, gzip_fd, &fd, err, errlen);
-		close(fd);
+		return;
 	}
-	output_file__abort(&r->out);
-	return ret;
+	if (r->targets.n == 1)
+		snprintf(procs, sizeof(procs), " to process %d", (int)r->targets.pids[0]);
+	else if (r->targets.n)
+		snprintf(procs, sizeof(procs), " to %zu processes", r->targets.n);
+	fprintf(stderr,
+		"sledtrace: %zu functions, %zu sleds, %zu probes attached%s in %.1f ms "
+		"(%s, exits: %s)",
+		r->plan.functions, r->plan.sleds, attacher__probe_count(r->att), procs,
+		(double)r->attach_ns / 1e6,
+		attacher__mode(r->att) == ATTACH_MULTI ? "uprobe_multi" : "perf events",
+		exits_summary(r, exits, sizeof(exits)));
+	if (nobj > 1)
+		fprintf(stderr, " in %zu objects", nobj);
+	fputc('\n', stderr);
 }
 
-int record__finish(struct record *r)
+/* -p: the processes run on; probes appear under them. */
+static int start_attached(struct record *r)
 {
-	struct trace_stats st = *collector__stats(r->col);
-	struct record_summary sum = { 0 };
 	char err[512];
 	int ret;
 
-	st.ringbuf_drops = counter(r, SLED_CTR_DROPS);
-	st.ignored_sleds = r->map->ignored_sleds;
-	ret = frame_builder__finish(r->fb, &st);
+	attacher__set_pid(r->att, r->targets.n == 1 && !following(r) ? r->targets.pids[0] : -1);
+	ret = watch_thread_exits(r);
+	if (!ret)
+		ret = queue_and_attach(r);
+	if (!ret)
+		ret = hook_mappings(r);
 	if (ret)
-		return fail(ret, "cannot write %s: %s", r->out.path, strerror(-ret));
-	ret = commit(r, err, sizeof(err));
+		return ret;
+	ret = targets__check_alive(&r->targets, err, sizeof(err));
 	if (ret)
-		return fail(ret, "%s", err, NULL);
-	progress__clear(&r->prog);
-	sum.events = st.events;
-	sum.functions_hit = collector__functions_hit(r->col);
-	sum.functions_attached = r->plan.functions;
-	sum.drops = st.ringbuf_drops;
-	sum.bytes = r->pw ? perfetto_writer__bytes(r->pw) : 0;
-	sum.discarded = !r->pw;
-	sum.inferred = st.inferred_exits;
-	sum.unmatched = st.unmatched_exits;
-	sum.unfinished = st.unfinished;
-	sum.path = r->out.path;
-	progress__summary(&r->prog, &sum);
-	warn_runtime(r, &sum);
-	return r->status;
+		return record__fail(ret, "%s", err, NULL);
+	record__catch_signals(true);
+	return 0;
 }
 
-/* Detaching perf-event uprobes waits for an RCU grace period per probe, so
- * it can take long: -v (and the benchmarks) show the time. */
-static void detach(struct record *r)
+static int start_command(struct record *r)
 {
-	size_t n = r->att ? attacher__probe_count(r->att) : 0;
-	uint64_t t0 = now_ns();
+	int ret = launch__spawn(&r->child, r->path, r->opts->argv);
 
-	attacher__free(r->att);
-	r->att = NULL;
-	if (n && r->opts->verbose)
-		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
-			(double)r->attach_ns / 1e6, (double)(now_ns() - t0) / 1e6, n);
+	if (ret)
+		return record__fail(ret, "cannot start %s: %s", r->path, strerror(-ret));
+	/* Links fire in every process; BPF keeps the tree's (traced map). */
+	attacher__set_pid(r->att, -1);
+	ret = watch_thread_exits(r);
+	if (!ret)
+		ret = queue_and_attach(r);
+	if (!ret)
+		ret = hook_mappings(r);
+	if (ret)
+		return ret;
+	record__catch_signals(false);
+	ret = launch__release(&r->child);
+	if (ret) {
+		r->child.pid = -1;
+		return record__fail(ret, "cannot run %s: %s", r->path, strerror(-ret));
+	}
+	return 0;
 }
 
+int record__start(struct record *r)
+{
+	int ret = open_output(r);
+
+	if (!ret)
+		ret = r->targets.n ? start_attached(r) : start_command(r);
+	if (ret)
+		return ret;
+	r->start_ns = record__now_ns();
+	if (r->opts->verbose)
+		fprintf(stderr,
+			"sledtrace: plan: %s: %zu of %zu functions selected in %zu objects, %zu sleds, "
+			"%zu probes queued, %zu functions with uretprobe exits, ring %llu KiB\n",
+			r->targets.n ? "-p" : r->path, r->plan.functions,
+			object_set__functions(r->objs), object_set__count(r->objs), r->plan.sleds,
+			r->plan.probes, r->plan.ret_functions,
+			(unsigned long long)(r->opts->ring_size >> 10));
+	print_attached(r);
+	return 0;
+}
 void record__free(struct record *r)
 {
 	if (!r)
@@ -608,12 +519,12 @@ void record__free(struct record *r)
 	frame_builder__free(r->fb);
 	frame_filter__free(r->ff);
 	perfetto_writer__free(r->pw);
-	detach(r);
+	record__detach(r);
 	bpf_link__destroy(r->exit_link);
+	if (r->skel)
+		keeper__stop(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	sledtrace_bpf__destroy(r->skel);
-	symbols__free(r->syms);
-	free(r->selected);
-	xray_map__free(r->map);
-	elf_object__free(r->obj);
+	object_set__free(r->objs);
+	targets__close(&r->targets);
 	free(r);
 }

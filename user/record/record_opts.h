@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "probe/attach.h"
 #include "probe/probe_plan.h"
@@ -28,7 +29,14 @@ struct record_opts {
 	bool all;		  /* --no-xray without a filter */
 	const char *debug_dir;	  /* --no-xray: where debug files are; NULL: default */
 	bool no_events;		  /* benchmarks: probes fire, BPF emits nothing */
-	char **argv;		  /* the command, NULL-terminated */
+	char **argv;		  /* the command, NULL-terminated; NULL with -p */
+	pid_t pids[64];		  /* -p PID[,PID...]: running processes */
+	size_t npids;
+	uint64_t duration_ns;	 /* -p: stop after this long; 0: until a signal or exit */
+	bool follow;		 /* -p: their future children too (a command's always) */
+	bool as_root;		 /* under sudo, keep root for the command */
+	const char *objects[64]; /* --object GLOB: only objects whose path matches */
+	size_t nobjects;
 };
 
 #endif

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""check_pnpm.py: `sledtrace record -- pnpm test` on a pnpm workspace.
+
+tests/pnpm/ holds a workspace of two packages whose `pnpm test` runs node's
+test runner over two files each; node runs every file in a process of its
+own, and each file loads a Node-API addon built with clang XRay
+(tests/pnpm/addon/addon.c), which counts its own calls and writes them at
+exit.  The trace must hold exactly those calls in each of the four node
+processes that ran a test file, and nothing else: node and pnpm have no
+sleds and are left alone.  Nothing is downloaded: pnpm and the headers
+come from scripts/bootstrap, the workspace has no dependencies.
+
+Usage: check_pnpm.py SLEDTRACE WORKSPACE ADDON PNPM [RECORD_OPTION...]
+"""
+import collections
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_counts  # noqa: E402
+
+ADDON_FUNCS = {"sum_squares", "square", "fib_rec"}
+TEST_FILES = 4
+
+
+def main():
+    sledtrace, workspace, addon, pnpm = (os.path.abspath(a) for a in sys.argv[1:5])
+    extra = sys.argv[5:]
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = os.path.join(tmp, "ws")
+        shutil.copytree(workspace, ws)
+        counts_dir = os.path.join(tmp, "counts")
+        os.mkdir(counts_dir)
+        env = dict(os.environ, SLEDTRACE_ADDON=addon, SLEDTRACE_COUNTS=counts_dir,
+                   PATH=os.path.dirname(pnpm) + ":" + os.environ.get("PATH", ""))
+        trace = os.path.join(tmp, "t.pftrace")
+        r = subprocess.run([sledtrace, "record", "-o", trace] + extra + ["--", pnpm, "test"],
+                           cwd=ws, env=env, capture_output=True, text=True, timeout=600)
+        if r.returncode != 0:
+            sys.exit("sledtrace record -- pnpm test exited %d\n--- stdout ---\n%s\n"
+                     "--- stderr ---\n%s" % (r.returncode, r.stdout[-3000:], r.stderr))
+        passed = [l for l in r.stdout.splitlines() if l.startswith("# pass ")]
+        if passed != ["# pass 4", "# pass 4"]:
+            problems.append("the test runs reported %s, expected two '# pass 4'" % passed)
+        expected = collections.Counter()
+        files = glob.glob(os.path.join(counts_dir, "*.txt"))
+        for name in files:
+            with open(name) as f:
+                expected.update(check_counts.parse_counts(f.read(), name)[0])
+        if len(files) != TEST_FILES:
+            problems.append("%d node processes wrote counts, expected %d"
+                            % (len(files), TEST_FILES))
+        rows, _ = check_counts.get_report(sledtrace, trace, 60)
+        problems += check_counts.compare_counts(dict(expected), rows)
+        others = sorted({f for _, f in rows} - ADDON_FUNCS)
+        if others:
+            problems.append("functions outside the addon in the trace: %s" % others)
+        print("%d node processes, %d (process, function) counts compared; %s"
+              % (len(files), len(expected), r.stderr.strip().splitlines()[-1]))
+    for p in problems:
+        print(p)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()

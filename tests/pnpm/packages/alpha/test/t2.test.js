@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+// A test file of package alpha: node --test runs it in a process of its own.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const addon = require('../../../addon/counted.js');
+
+test('sum of squares (alpha 2)', () => {
+  assert.strictEqual(addon.sumSquares(20), 2470);
+});
+
+test('fibonacci (alpha 2)', () => {
+  assert.strictEqual(addon.fib(7), 13);
+});

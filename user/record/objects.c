@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/* objects.c: see objects.h. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/symbol_map.h"
+#include "record/objects.h"
+#include "util/u64map.h"
+
+struct object_set {
+	struct object_set_opts opts;
+	struct traced_object *objs;
+	size_t n;
+	size_t registered, queued; /* objects [0, registered) are known downstream */
+	uint32_t next_fid;
+	struct u64map names; /* name hash -> object + 1, 0 once in two objects */
+};
+
+int object_set__new(const struct object_set_opts *opts, struct object_set **out)
+{
+	struct object_set *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->opts = *opts;
+	*out = s;
+	return 0;
+}
+
+static void object_free(struct traced_object *o)
+{
+	free(o->path);
+	free(o->open_path);
+	free(o->selected);
+	symbols__free(o->syms);
+	xray_map__free(o->map);
+	elf_object__free(o->elf);
+}
+
+void object_set__free(struct object_set *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		object_free(&s->objs[i]);
+	free(s->objs);
+	u64map__clear(&s->names);
+	free(s);
+}
+
+static int select_in(struct object_set *s, struct traced_object *o, char *err, size_t errlen)
+{
+	const struct select_args *sel = s->opts.sel;
+	struct filter *f = NULL;
+	int ret = 0;
+
+	if (sel && sel->n)
+		ret = select_args__filter(sel, elf_object__build_id(o->elf), &f, err, errlen);
+	if (!ret)
+		ret = select_functions(f, o->syms, o->map, &o->selected, &o->nselected);
+	filter__free(f);
+	return ret;
+}
+
+static int open_object(struct object_set *s, struct traced_object *o, char *err, size_t errlen)
+{
+	struct symbols_opts so = { .mangled = s->opts.mangled };
+	int ret = elf_object__open(o->open_path, &o->elf, err, errlen);
+
+	if (!ret && s->opts.no_xray)
+		ret = symbol_map__build(o->elf, s->opts.debug_dir, &o->map, err, errlen);
+	else if (!ret)
+		ret = xray_map__load(o->elf, &o->map, err, errlen);
+	if (!ret)
+		ret = symbols__load(o->elf, o->map, &so, &o->syms, err, errlen);
+	if (!ret)
+		ret = select_in(s, o, err, errlen);
+	/* Messages name the file as the process knows it, not a /proc link. */
+	if (ret && strcmp(o->path, o->open_path)) {
+		char *at = strstr(err, o->open_path);
+
+		if (at && strlen(err) - strlen(o->open_path) + strlen(o->path) < errlen) {
+			char rest[1024];
+
+			snprintf(rest, sizeof(rest), "%s", at + strlen(o->open_path));
+			snprintf(at, errlen - (size_t)(at - err), "%s%s", o->path, rest);
+		}
+	}
+	return ret;
+}
+
+static bool wanted(const struct object_set *s, const char *path)
+{
+	for (size_t i = 0; i < s->opts.nglobs; i++)
+		if (!fnmatch(s->opts.globs[i], path, 0))
+			return true;
+	return !s->opts.nglobs;
+}
+
+int object_set__add(struct object_set *s, const char *path, const char *open_path, uint64_t dev,
+		    uint64_t ino, char *err, size_t errlen)
+{
+	struct traced_object *objs, *o;
+	int ret;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->objs[i].dev == dev && s->objs[i].ino == ino)
+			return 1;
+	if (!wanted(s, path))
+		return -ENODATA;
+	/* Found mappings are mostly libraries without sleds: look cheaply
+	 * first.  A command given by name gets the full error below. */
+	if (!s->opts.no_xray && strcmp(path, open_path) && xray_map__in_file(open_path) != 1)
+		return -ENODATA;
+	objs = realloc(s->objs, (s->n + 1) * sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	s->objs = objs;
+	o = &s->objs[s->n];
+	memset(o, 0, sizeof(*o));
+	o->path = strdup(path);
+	o->open_path = strdup(open_path);
+	o->dev = dev;
+	o->ino = ino;
+	ret = o->path && o->open_path ? open_object(s, o, err, errlen) : -ENOMEM;
+	if (ret) {
+		object_free(o);
+		return ret;
+	}
+	o->fid_base = s->next_fid;
+	s->next_fid += (uint32_t)o->map->nfuncs;
+	s->n++;
+	return 0;
+}
+
+size_t object_set__count(const struct object_set *s)
+{
+	return s->n;
+}
+
+struct traced_object *object_set__get(struct object_set *s, size_t i)
+{
+	return i < s->n ? &s->objs[i] : NULL;
+}
+
+size_t object_set__selected(const struct object_set *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += s->objs[i].nselected;
+	return n;
+}
+
+size_t object_set__functions(const struct object_set *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += s->objs[i].map->nfuncs;
+	return n;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h | 1; /* key 0 is never found in a u64map */
+}
+
+/* Notes the names of the objects from `from` on: hash -> object + 1, or 0
+ * once seen in two objects.  A hash collision only adds a needless suffix;
+ * a name already written unsuffixed stays so, a later object's copy gets
+ * the suffix. */
+static int note_names(struct object_set *s, size_t from)
+{
+	for (size_t i = from; i < s->n; i++) {
+		struct traced_object *o = &s->objs[i];
+
+		for (uint32_t id = 1; id <= o->map->nfuncs; id++) {
+			uint64_t h = name_hash(symbols__get(o->syms, id)->name), v;
+			int err = 0;
+
+			if (!u64map__get(&s->names, h, &v))
+				err = u64map__put(&s->names, h, i + 1);
+			else if (v != i + 1 && v)
+				err = u64map__put(&s->names, h, 0);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int register_object(struct traced_object *o, struct u64map *names, struct frame_builder *fb)
+{
+	const char *base = strrchr(o->path, '/');
+	/* Identity: the object by absolute path, as the process names it. */
+	char *abs = realpath(o->path, NULL);
+	int err = 0;
+
+	base = base ? base + 1 : o->path;
+	for (uint32_t id = 1; !err && id <= o->map->nfuncs; id++) {
+		const struct symbol_info *si = symbols__get(o->syms, id);
+		struct trace_function fn = {
+			.id = o->fid_base + id,
+			.name = si->name,
+			.file = si->file,
+			.line = si->line,
+			.mangled = si->mangled,
+			.object = abs ? abs : o->path,
+			.build_id = elf_object__build_id(o->elf),
+			.addr = o->map->funcs[id - 1].addr,
+		};
+		char *shown = NULL;
+		uint64_t v = 1;
+
+		if (u64map__get(names, name_hash(si->name), &v) && !v) {
+			if (asprintf(&shown, "%s [%s]", si->name, base) < 0) {
+				err = -ENOMEM;
+				break;
+			}
+			fn.name = shown;
+		}
+		err = frame_builder__function(fb, &fn);
+		free(shown);
+	}
+	free(abs);
+	return err;
+}
+
+int object_set__register(struct object_set *s, struct collector *col, struct frame_builder *fb)
+{
+	int err = note_names(s, s->registered);
+
+	for (; !err && s->registered < s->n; s->registered++) {
+		struct traced_object *o = &s->objs[s->registered];
+		struct collector_object co = { .fid_base = o->fid_base,
+					       .nfuncs = (uint32_t)o->map->nfuncs };
+
+		err = collector__add_object(col, &co);
+		if (!err)
+			err = register_object(o, &s->names, fb);
+	}
+	return err;
+}
+
+int object_set__queue(struct object_set *s, struct attacher *att,
+		      const struct probe_programs *progs, enum exit_mode exits)
+{
+	for (; s->queued < s->n; s->queued++) {
+		struct traced_object *o = &s->objs[s->queued];
+		int err;
+
+		if (!o->nselected)
+			continue;
+		err = probe_plan__queue(att, progs, o->elf, o->map, (uint32_t)s->queued, exits,
+					o->selected, &o->plan);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* objects.h: the set of objects with sleds one recording traces (an
+ * executable and its shared objects, of one or several processes).  Each
+ * file is opened, decoded and filtered once, whoever maps it, and its
+ * functions get a range of trace function ids of their own; the cookie's
+ * object field is its index here. */
+#ifndef SLEDTRACE_OBJECTS_H
+#define SLEDTRACE_OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/frames.h"
+#include "object/elf_object.h"
+#include "object/symbols.h"
+#include "object/xray_map.h"
+#include "probe/probe_plan.h"
+#include "probe/select.h"
+#include "record/collector.h"
+
+struct traced_object {
+	char *path;	 /* as the traced process names it */
+	char *open_path; /* what is opened and probed (may be a map_files link) */
+	uint64_t dev, ino;
+	struct elf_object *elf;
+	struct xray_map *map;
+	struct symbols *syms;
+	bool *selected; /* by XRay id */
+	size_t nselected;
+	uint32_t fid_base; /* trace function id = fid_base + XRay id */
+	struct object_plan plan;
+};
+
+struct object_set_opts {
+	const struct select_args *sel;
+	bool mangled;
+	bool no_xray;		  /* function symbols instead of sleds */
+	const char *debug_dir;	  /* --no-xray: where debug files are; NULL: default */
+	const char *const *globs; /* --object: paths to keep (fnmatch); none: all */
+	size_t nglobs;
+};
+
+struct object_set;
+
+int object_set__new(const struct object_set_opts *opts, struct object_set **out);
+void object_set__free(struct object_set *s);
+/* Opens, decodes and filters one file.  Returns 0 when added, 1 when the
+ * file (dev, ino) is in the set already, -ENODATA when it has no sleds
+ * (or --object leaves it out),
+ * another negative errno with err naming the file and the problem. */
+int object_set__add(struct object_set *s, const char *path, const char *open_path, uint64_t dev,
+		    uint64_t ino, char *err, size_t errlen);
+size_t object_set__count(const struct object_set *s);
+struct traced_object *object_set__get(struct object_set *s, size_t i);
+/* Functions selected over all objects, and all functions. */
+size_t object_set__selected(const struct object_set *s);
+size_t object_set__functions(const struct object_set *s);
+/* Tells the collector and the frame builder every object and function
+ * added since the last call.
+ * A name shown by functions of two objects carries its object's file name
+ * ("f [libx.so]"): traces and reports key functions by name. */
+int object_set__register(struct object_set *s, struct collector *col, struct frame_builder *fb);
+/* Queues the probes of every object added since the last call. */
+int object_set__queue(struct object_set *s, struct attacher *att,
+		      const struct probe_programs *progs, enum exit_mode exits);
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* record_int.h: the recording's state, shared by the files that implement
+ * record.h: record.c (open, load, start, free) and record_run.c (the event
+ * loop, detaching, finishing).  Not for use outside record/. */
+#ifndef SLEDTRACE_RECORD_INT_H
+#define SLEDTRACE_RECORD_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/perfetto_writer.h"
+#include "model/frame_filter.h"
+#include "model/frames.h"
+#include "probe/attach.h"
+#include "probe/launch.h"
+#include "probe/probe_plan.h"
+#include "record/collector.h"
+#include "record/keeper.h"
+#include "record/mappings.h"
+#include "record/objects.h"
+#include "record/progress.h"
+#include "record/record.h"
+#include "record/targets.h"
+#include "object/xray_runtime.h"
+#include "util/output_file.h"
+
+struct record {
+	const struct record_opts *opts;
+	char path[4096];
+	struct object_set *objs;
+	struct targets targets; /* -p */
+	struct sledtrace_bpf *skel;
+	struct attacher *att;
+	struct bpf_link *exit_link;	/* thread exits of the traced process */
+	struct bpf_link *hold_links[3]; /* exec, mmap, fork (mappings.h) */
+	struct mapping_watch watch;
+	struct keeper keeper;
+	struct run_as run_as;	 /* the command's user under sudo */
+	enum xray_runtime runtime; /* the command's own XRay runtime */
+	struct object_plan plan; /* summed over objects */
+	struct output_file out;
+	struct perfetto_writer *pw;
+	struct frame_filter *ff;
+	struct frame_builder *fb;
+	struct collector *col;
+	struct ring_buffer *rb;
+	struct launch child;
+	struct progress prog;
+	int epfd;
+	int status;
+	uint64_t attach_ns, start_ns;
+	int cb_err;
+	bool child_done;
+};
+
+uint64_t record__now_ns(void);
+/* One `sledtrace: ` line on stderr; returns err (or -EINVAL). */
+int record__fail(int err, const char *fmt, const char *a, const char *b);
+/* SIGTERM/SIGHUP (and with -p SIGINT) end the recording. */
+void record__catch_signals(bool attached);
+/* Sums the probe plans of every object into r->plan. */
+void record__sum_plans(struct record *r);
+/* Removes every probe and the mapping hook. */
+void record__detach(struct record *r);
+
+#endif

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/* record_run.c: the running part of a recording (record.h): the event
+ * loop, stopping, detaching and finishing the trace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "record/record_int.h"
+#include "util/gzout.h"
+#include "sledtrace.h"
+#include "sledtrace.skel.h"
+
+#define POLL_MS 50 /* drain at least this often: wakeups are batched */
+
+/* A termination signal sent to sledtrace is passed on to the command; the
+ * trace is finished when the command exits, as on any other exit.  With -p
+ * the processes are not ours: a signal ends the recording, not them. */
+static volatile sig_atomic_t pending_signal;
+
+static void on_signal(int sig)
+{
+	pending_signal = sig;
+}
+
+void record__catch_signals(bool attached)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (attached) {
+		sigaction(SIGINT, &sa, NULL);
+		return;
+	}
+	/* The terminal's ^C and ^\ reach the command too: let it decide. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+}
+
+static uint64_t counter(struct record *r, uint32_t idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum = 0, *vals;
+
+	if (ncpu <= 0)
+		return 0;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (vals && !bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.counters), &idx, vals))
+		for (int i = 0; i < ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+static int drain(struct record *r)
+{
+	int n = ring_buffer__consume(r->rb);
+
+	if (n < 0 && r->cb_err)
+		return record__fail(r->cb_err, "writing the trace failed: %s", strerror(-r->cb_err),
+				    NULL);
+	if (n < 0 && n != -EINTR)
+		return record__fail(n, "reading the ring buffer failed: %s", strerror(-n), NULL);
+	return 0;
+}
+
+/* Detaching perf-event uprobes waits for an RCU grace period per probe, so
+ * it can take long: -v (and the benchmarks) show the time. */
+void record__detach(struct record *r)
+{
+	size_t n = r->att ? attacher__probe_count(r->att) : 0;
+	uint64_t t0 = record__now_ns();
+
+	/* No new holds from here on; pending ones are only resumed. */
+	for (int i = 0; i < 3; i++) {
+		bpf_link__destroy(r->hold_links[i]);
+		r->hold_links[i] = NULL;
+	}
+	r->watch.att = NULL;
+	if (r->opts->verbose)
+		fprintf(stderr, "sledtrace: timing: hooks removed in %.1f ms\n",
+			(double)(record__now_ns() - t0) / 1e6);
+	attacher__free(r->att);
+	r->att = NULL;
+	if (n && r->opts->verbose)
+		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
+			(double)r->attach_ns / 1e6, (double)(record__now_ns() - t0) / 1e6, n);
+}
+
+static int watch(struct record *r)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0)
+		return -errno;
+	ev.data.u32 = 0;
+	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(r->rb), &ev))
+		return -errno;
+	ev.data.u32 = 1;
+	if (r->child.pid > 0 && r->child.pidfd >= 0 &&
+	    epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->child.pidfd, &ev))
+		return -errno;
+	for (size_t i = 0; i < r->targets.n; i++)
+		if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->targets.pidfds[i], &ev))
+			return -errno;
+	return 0;
+}
+
+/* -p ends on a signal to sledtrace, after --duration, or once every
+ * target has exited. */
+static bool attached_done(struct record *r)
+{
+	if (pending_signal)
+		return true;
+	if (r->opts->duration_ns && record__now_ns() - r->start_ns >= r->opts->duration_ns)
+		return true;
+	return targets__alive(&r->targets) == 0;
+}
+
+static int run_attached(struct record *r)
+{
+	struct epoll_event evs[8];
+	int err = 0;
+
+	while (!attached_done(r)) {
+		epoll_wait(r->epfd, evs, 8, POLL_MS);
+		err = drain(r);
+		if (err)
+			return err;
+		if (progress__due(&r->prog))
+			progress__tick(&r->prog, collector__stats(r->col)->events,
+				       counter(r, SLED_CTR_DROPS));
+	}
+	/* No probe fires once detached, so the last drain sees everything;
+	 * the processes run on, their code back as the file has it. */
+	record__detach(r);
+	bpf_link__destroy(r->exit_link);
+	r->exit_link = NULL;
+	return drain(r);
+}
+
+int record__run(struct record *r)
+{
+	struct epoll_event evs[2];
+	int err = watch(r);
+
+	if (err)
+		return record__fail(err, "cannot watch the child: %s", strerror(-err), NULL);
+	progress__init(&r->prog, r->opts->quiet);
+	if (r->targets.n)
+		return run_attached(r);
+	while (!r->child_done) {
+		int n = epoll_wait(r->epfd, evs, 2, POLL_MS);
+
+		for (int i = 0; i < n; i++)
+			if (evs[i].data.u32 == 1)
+				r->child_done = true;
+		if (pending_signal) {
+			kill(r->child.pid, pending_signal);
+			pending_signal = 0;
+		}
+		err = drain(r);
+		if (err)
+			return err;
+		if (progress__due(&r->prog))
+			progress__tick(&r->prog, collector__stats(r->col)->events,
+				       counter(r, SLED_CTR_DROPS));
+	}
+	r->status = launch__wait(&r->child);
+	r->child.pid = -1;
+	/* Everything the child did is queued by now. */
+	return drain(r);
+}
+
+/* Mappings the BPF side could not report ran without a hold: whatever
+ * sleds they brought may be missing from the trace; say so. */
+static void report_holds(struct record *r)
+{
+	const struct mapping_watch *w = &r->watch;
+	uint64_t unheld = counter(r, SLED_CTR_UNHELD), lost = counter(r, SLED_CTR_LOST_CONTROL);
+
+	if (unheld)
+		fprintf(stderr,
+			"sledtrace: warning: %" PRIu64
+			" new executable mapping%s could not be "
+			"reported (ring buffer full); objects with sleds they brought may be missing\n",
+			unheld, unheld == 1 ? "" : "s");
+	if (lost)
+		fprintf(stderr,
+			"sledtrace: warning: %" PRIu64
+			" fork or exec notice%s lost (ring buffer "
+			"full): children may lack their parent's frames, execs their end\n",
+			lost, lost == 1 ? "" : "s");
+	if (w->holds && r->opts->verbose)
+		fprintf(stderr,
+			"sledtrace: timing: %" PRIu64
+			" holds at new mappings, mean %.3f ms, "
+			"max %.3f ms\n",
+			w->holds, (double)w->hold_ns_sum / (double)w->holds / 1e6,
+			(double)w->hold_ns_max / 1e6);
+}
+
+/* A warning, so --quiet keeps it: it explains the trace, not progress. */
+static void warn_runtime(const struct record *r, const struct record_summary *sum)
+{
+	if (r->runtime == XRAY_RUNTIME_PATCHES_PREMAIN)
+		fprintf(stderr,
+			"sledtrace: warning: %s links LLVM's XRay runtime and XRAY_OPTIONS has "
+			"patch_premain=true: the runtime rewrote the sleds before main, and a probe "
+			"on a rewritten sled never fires (%llu of %llu functions hit); run it "
+			"without patch_premain\n",
+			r->path, (unsigned long long)sum->functions_hit,
+			(unsigned long long)sum->functions_attached);
+	else if (r->runtime == XRAY_RUNTIME_LINKED && !sum->functions_hit &&
+		 sum->functions_attached)
+		fprintf(stderr,
+			"sledtrace: warning: no function was hit, and %s links LLVM's XRay "
+			"runtime: if it patched its own sleds (__xray_patch, XRAY_OPTIONS "
+			"patch_premain), probes on them never fire\n",
+			r->path);
+}
+
+static int gzip_fd(FILE *f, void *ctx)
+{
+	return gzout__copy_fd(*(const int *)ctx, f);
+}
+
+/* -o NAME.gz: the trace was written plainly (the writer streams to a file
+ * descriptor); it is gzip'd into NAME.gz and the plain copy dropped. */
+static bool wants_gzip(const char *out)
+{
+	size_t n = strlen(out);
+
+	return n >= 4 && !strcmp(out + n - 3, ".gz");
+}
+
+static int commit(struct record *r, char *err, size_t errlen)
+{
+	const char *out = r->opts->output;
+	char self[64];
+	int ret, fd;
+
+	if (!wants_gzip(out) || r->out.kind != OUTPUT_ATOMIC)
+		return output_file__commit(&r->out, err, errlen);
+	/* the plain copy is write-only (and may have no name): reopen it */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", r->out.fd);
+	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read back the trace for %s: %s", out,
+			 strerror(errno));
+	} else {
+		ret = output_file__write_stream(out, gzip_fd, &fd, err, errlen);
+		close(fd);
+	}
+	output_file__abort(&r->out);
+	return ret;
+}
+
+int record__finish(struct record *r)
+{
+	struct trace_stats st = *collector__stats(r->col);
+	struct record_summary sum = { 0 };
+	char err[512];
+	int ret;
+
+	st.ringbuf_drops = counter(r, SLED_CTR_DROPS);
+	for (size_t i = 0; i < object_set__count(r->objs); i++)
+		st.ignored_sleds += object_set__get(r->objs, i)->map->ignored_sleds;
+	ret = frame_builder__finish(r->fb, &st);
+	if (ret)
+		return record__fail(ret, "cannot write %s: %s", r->out.path, strerror(-ret));
+	ret = commit(r, err, sizeof(err));
+	if (ret)
+		return record__fail(ret, "%s", err, NULL);
+	progress__clear(&r->prog);
+	report_holds(r);
+	record__sum_plans(r);
+	sum.events = st.events;
+	sum.functions_hit = collector__functions_hit(r->col);
+	sum.functions_attached = r->plan.functions;
+	sum.drops = st.ringbuf_drops;
+	sum.bytes = r->pw ? perfetto_writer__bytes(r->pw) : 0;
+	sum.discarded = !r->pw;
+	sum.inferred = st.inferred_exits;
+	sum.unmatched = st.unmatched_exits;
+	sum.unfinished = st.unfinished;
+	sum.path = r->out.path;
+	progress__summary(&r->prog, &sum);
+	warn_runtime(r, &sum);
+	if (!object_set__count(r->objs))
+		fprintf(stderr,
+			"sledtrace: no process %s mapped an object with sleds "
+			"(build with clang -fxray-instrument)\n",
+			r->targets.n ? "traced" : "of the tree");
+	return r->status;
+}

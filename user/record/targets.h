@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* targets.h: the running processes of `record -p PID[,PID...]`.  Each is
+ * checked (exists, is a user process, has not exited), pinned with a pidfd
+ * (so a recycled pid is never mistaken for it, and its exit can be waited
+ * for), and its objects with sleds are found in /proc/PID/maps. */
+#ifndef SLEDTRACE_TARGETS_H
+#define SLEDTRACE_TARGETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "record/objects.h"
+
+struct targets {
+	pid_t *pids;
+	int *pidfds; /* readable once that process has exited */
+	size_t n;
+};
+
+/* Checks and pins every pid; err names the first bad one. */
+int targets__open(struct targets *t, const pid_t *pids, size_t n, char *err, size_t errlen);
+/* Adds the objects with sleds every target maps to s.  A target mapping
+ * none is an error (-ENODATA). */
+int targets__discover(struct targets *t, struct object_set *s, char *err, size_t errlen);
+/* -ESRCH, with err naming it, when a target has exited by now. */
+int targets__check_alive(const struct targets *t, char *err, size_t errlen);
+/* How many targets are still running. */
+size_t targets__alive(const struct targets *t);
+void targets__close(struct targets *t);
+
+#endif
