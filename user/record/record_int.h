@@ -35,9 +35,9 @@ struct record {
 	struct bpf_link *hold_links[3]; /* exec, mmap, fork (mappings.h) */
 	struct mapping_watch watch;
 	struct keeper keeper;
-	struct run_as run_as;	 /* the command's user under sudo */
+	struct run_as run_as;	   /* the command's user under sudo */
 	enum xray_runtime runtime; /* the command's own XRay runtime */
-	struct object_plan plan; /* summed over objects */
+	struct object_plan plan;   /* summed over objects */
 	struct output_file out;
 	struct perfetto_writer *pw;
 	struct frame_filter *ff;
