@@ -26,13 +26,20 @@ typedef __u64 __be64;
 typedef __u32 __wsum;
 typedef _Bool bool;
 enum { false = 0, true = 1 };
+typedef int pid_t;
+typedef __u32 dev_t;
 
 /* uapi/linux/bpf.h: the map types and ring buffer flags in use.  The
  * values are kernel ABI and never change. */
 enum bpf_map_type {
+	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_RINGBUF = 27,
+};
+
+enum {
+	BPF_ANY = 0,
 };
 
 enum {
@@ -77,6 +84,43 @@ struct pt_regs {
 #else
 #error "vmlinux_min.h describes x86-64 only: build where /sys/kernel/btf/vmlinux exists"
 #endif
+
+/* Processes and the files they run: fork, exec and mmap holds.  The pads
+ * keep each field at the offset it has on our kernels, so the object is
+ * the same instructions as one built from kernel BTF (CO-RE relocates the
+ * offsets anyway; tests/check_vmlinux_min.py compares the code). */
+struct super_block {
+	char __pad0[16];
+	dev_t s_dev;
+};
+
+struct inode {
+	char __pad0[40];
+	struct super_block *i_sb;
+	char __pad1[16];
+	unsigned long i_ino;
+};
+
+struct file {
+	char __pad0[32];
+	struct inode *f_inode;
+};
+
+struct vm_area_struct {
+	char __pad0[88];
+	struct file *vm_file;
+};
+
+struct task_struct {
+	char __pad0[1264];
+	pid_t pid;
+	pid_t tgid;
+};
+
+struct linux_binprm {
+	char __pad0[64];
+	struct file *file;
+};
 
 #pragma clang attribute pop
 
