@@ -48,7 +48,7 @@ static const struct cli_option options[] = {
 	CLI_ENUM(0, "attach", S, o.attach, attach_names, "MODE", "auto",
 		 "multi: one uprobe_multi link (Linux 6.6+); perf: one perf-event uprobe per "
 		 "probe; auto: multi when the kernel has it"),
-	CLI_SIZE(0, "ring-size", S, o.ring_size, "64M", 4096, 1u << 30, true,
+	CLI_SIZE(0, "ring-size", S, o.ring_size, "8M", 4096, 1u << 30, true,
 		 "BPF ring buffer size, a power of two from 4K to 1G"),
 	CLI_UINT(0, "max-depth", S, o.max_depth, "N", "unlimited", 1, 1000000,
 		 "leave out calls nested deeper than N (counted in the trace)"),
@@ -86,7 +86,7 @@ static void init(void *set)
 	struct record_opts *o = &((S *)set)->o;
 
 	o->output = "sledtrace.pftrace";
-	o->ring_size = 64ull << 20;
+	o->ring_size = 8ull << 20;
 }
 
 /* "4242" or "4242,4250" into o->pids. */

@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <bpf/btf.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "probe/attach.h"
+#include "probe/link_release.h"
 
 struct probe_group {
 	struct bpf_program *prog;
@@ -33,26 +36,36 @@ struct attacher {
 	size_t nprobes;
 };
 
+/* Asks the kernel, not its BTF (parsing vmlinux BTF costs tens of ms):
+ * a uprobe_multi link on a directory fails with EBADF where uprobe_multi
+ * exists (the path is checked after the attach type), with EINVAL where
+ * the attach type is unknown.  No probe is ever placed. */
 static bool kernel_has_uprobe_multi(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found = false;
-	int id;
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	enum bpf_prog_type type;
+	enum bpf_attach_type multi;
+	unsigned long offset = 0;
+	LIBBPF_OPTS(bpf_prog_load_opts, po);
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .uprobe_multi.path = "/",
+		    .uprobe_multi.offsets = &offset, .uprobe_multi.cnt = 1);
+	int prog, link, err;
 
-	if (!btf)
+	if (libbpf_prog_type_by_name("uprobe.multi", &type, &multi))
 		return false;
-	id = btf__find_by_name_kind(btf, "bpf_attach_type", BTF_KIND_ENUM);
-	if (id > 0) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_enum *v = btf_enum(t);
-
-		for (int i = 0; i < btf_vlen(t); i++, v++)
-			if (!strcmp(btf__name_by_offset(btf, v->name_off),
-				    "BPF_TRACE_UPROBE_MULTI"))
-				found = true;
-	}
-	btf__free(btf);
-	return found;
+	po.expected_attach_type = multi;
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &po);
+	if (prog < 0)
+		return false;
+	link = bpf_link_create(prog, 0, multi, &lo);
+	err = link < 0 ? -errno : 0;
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return err == -EBADF;
 }
 
 int attacher__new(const struct attach_opts *opts, struct attacher **out)
@@ -259,13 +272,28 @@ size_t attacher__link_count(const struct attacher *a)
 	return a->nlinks;
 }
 
-/* Each perf-event uprobe waits for an RCU grace period when it goes away
- * (~0.1 s here) and the kernel serialises those teardowns: closing from 64
- * threads saved only ~15%, so links are simply closed in order. */
+/* Perf-event teardown is serialised in the kernel (parallel closing saved
+ * ~15%); uprobe_multi links share their grace periods when closed in
+ * parallel (link_release.h). */
 static void detach_all(struct attacher *a)
 {
-	for (size_t i = 0; i < a->nlinks; i++)
-		bpf_link__destroy(a->links[i]);
+	link_release__parallel(a->links, a->nlinks);
+}
+
+int attacher__free_in_background(struct attacher *a)
+{
+	int err;
+
+	if (!a)
+		return 0;
+	if (a->mode != ATTACH_MULTI)
+		return -ENOTSUP; /* perf links hold a perf event fd libbpf keeps */
+	err = link_release__background(a->links, a->nlinks);
+	if (err)
+		return err;
+	a->nlinks = 0;
+	attacher__free(a);
+	return 0;
 }
 
 void attacher__free(struct attacher *a)

@@ -503,6 +503,7 @@ int record__start(struct record *r)
 			r->plan.probes, r->plan.ret_functions,
 			(unsigned long long)(r->opts->ring_size >> 10));
 	print_attached(r);
+	r->cpu_ns_started = record__self_cpu_ns();
 	return 0;
 }
 void record__free(struct record *r)

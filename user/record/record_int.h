@@ -49,11 +49,14 @@ struct record {
 	int epfd;
 	int status;
 	uint64_t attach_ns, start_ns;
+	uint64_t events, cpu_ns_started, cpu_ns_finished; /* sledtrace's own, for -v */
 	int cb_err;
 	bool child_done;
 };
 
 uint64_t record__now_ns(void);
+/* CPU time (user + system) of sledtrace itself. */
+uint64_t record__self_cpu_ns(void);
 /* One `sledtrace: ` line on stderr; returns err (or -EINVAL). */
 int record__fail(int err, const char *fmt, const char *a, const char *b);
 /* SIGTERM/SIGHUP (and with -p SIGINT) end the recording. */

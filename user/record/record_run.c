@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -75,12 +76,58 @@ static int drain(struct record *r)
 	return 0;
 }
 
+uint64_t record__self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+}
+
+/* Peak RSS of this image (VmHWM): getrusage's ru_maxrss would include
+ * whatever the process that forked sledtrace had resident before exec. */
+static long peak_rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	long kib = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* sledtrace's own CPU (not the command's).  What the collector costs per
+ * event is the CPU from the command's release to the committed trace. */
+static void print_cpu(const struct record *r, bool background)
+{
+	uint64_t run_ns = r->cpu_ns_finished - r->cpu_ns_started;
+	double events = (double)r->events;
+
+	fprintf(stderr,
+		"sledtrace: timing: cpu %.1f ms; collector %.1f ms for %.0f events, %.0f "
+		"ns/event; peak rss %ld KiB%s\n",
+		(double)record__self_cpu_ns() / 1e6, r->cpu_ns_finished ? (double)run_ns / 1e6 : 0,
+		events, events && r->cpu_ns_finished ? (double)run_ns / events : 0, peak_rss_kib(),
+		background ? "; probe teardown left to a helper" : "");
+}
+
 /* Detaching perf-event uprobes waits for an RCU grace period per probe, so
- * it can take long: -v (and the benchmarks) show the time. */
+ * it can take long: -v (and the benchmarks) show the time, with
+ * sledtrace's own CPU and peak RSS.  Once the launched command is gone,
+ * uprobe_multi links are handed to a helper process (attach.h), so that
+ * sledtrace does not wait for the kernel's teardown. */
 void record__detach(struct record *r)
 {
 	size_t n = r->att ? attacher__probe_count(r->att) : 0;
 	uint64_t t0 = record__now_ns();
+	bool background = r->child_done && !getenv("SLEDTRACE_DETACH_WAIT");
 
 	/* No new holds from here on; pending ones are only resumed. */
 	for (int i = 0; i < 3; i++) {
@@ -91,11 +138,16 @@ void record__detach(struct record *r)
 	if (r->opts->verbose)
 		fprintf(stderr, "sledtrace: timing: hooks removed in %.1f ms\n",
 			(double)(record__now_ns() - t0) / 1e6);
-	attacher__free(r->att);
+	if (!background || attacher__free_in_background(r->att)) {
+		background = false;
+		attacher__free(r->att);
+	}
 	r->att = NULL;
-	if (n && r->opts->verbose)
+	if (n && r->opts->verbose) {
 		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
 			(double)r->attach_ns / 1e6, (double)(record__now_ns() - t0) / 1e6, n);
+		print_cpu(r, background);
+	}
 }
 
 static int watch(struct record *r)
@@ -304,5 +356,7 @@ int record__finish(struct record *r)
 			"sledtrace: no process %s mapped an object with sleds "
 			"(build with clang -fxray-instrument)\n",
 			r->targets.n ? "traced" : "of the tree");
+	r->events = st.events;
+	r->cpu_ns_finished = record__self_cpu_ns();
 	return r->status;
 }
