@@ -6,7 +6,7 @@
 #ifndef SLEDTRACE_PERFETTO_WRITER_INT_H
 #define SLEDTRACE_PERFETTO_WRITER_INT_H
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "perfetto_trace.pb-c.h"
 #include "format/perfetto_writer.h"
@@ -71,8 +71,8 @@ struct perfetto_writer {
 	uint64_t max_ts, capped;
 	struct trace_stats stats;
 	struct pw_seq meta;
-	z_stream z;
-	bool z_ready, finished;
+	struct libdeflate_compressor *zc;
+	bool finished;
 	uint8_t *zbuf;
 	size_t zcap;
 };
