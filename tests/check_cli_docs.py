@@ -156,7 +156,7 @@ def main():
     run(["bash", "-n", comp])
     for line, want in (("sledtrace rec", ["record"]),
                        ("sledtrace record --ex", ["--exclude", "--exit"]),
-                       ("sledtrace record --exit ", ["auto", "infer", "sled", "uretprobe"]),
+                       ("sledtrace record --exit ", ["auto", "infer", "mixed", "rewrite", "sled", "uretprobe"]),
                        ("sledtrace report --sort=s", ["--sort=self"]),
                        ("sledtrace help con", ["convert"]),
                        ("sledtrace record -- ./prog --ex", None)):

@@ -188,7 +188,8 @@ def compare_counts(expected, rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sledtrace", required=True)
-    ap.add_argument("--exit", dest="exit_mode", default=None, help="auto, sled or uretprobe")
+    ap.add_argument("--exit", dest="exit_mode", default=None,
+                    help="auto, rewrite, mixed, sled, uretprobe or infer")
     ap.add_argument("--attach", default=None, help="auto, multi or perf")
     ap.add_argument("--expect-status", type=int, default=0,
                     help="exit status of the fixture, traced and untraced (default 0)")

@@ -316,10 +316,13 @@ def attach_line(err, attach="uprobe_multi", sleds=None):
 def case_attach_line(ctx):
     ct = [ctx.fixture("calltree")]
     # calltree: one entry and one exit sled per function; plain C has no
-    # unwind tables with a personality, so auto means uretprobes (on the
-    # entry sleds: only sled exits probe the exit sleds).
-    sleds = {"auto": 3, "sled": 6, "uretprobe": 3, "infer": 3}
-    for exit_mode, nfuncs_probes_exits in (("auto", (3, 6, "uretprobe")),
+    # unwind tables with a personality, so mixed means uretprobes (on the
+    # entry sleds: only sled exits probe the exit sleds); auto probes both
+    # sleds of the rewritten copy.
+    sleds = {"auto": 6, "rewrite": 6, "mixed": 3, "sled": 6, "uretprobe": 3, "infer": 3}
+    for exit_mode, nfuncs_probes_exits in (("auto", (3, 6, "rewritten sleds")),
+                                           ("rewrite", (3, 6, "rewritten sleds")),
+                                           ("mixed", (3, 6, "uretprobe")),
                                            ("sled", (3, 6, "sled")),
                                            ("uretprobe", (3, 6, "uretprobe")),
                                            ("infer", (3, 3, "infer"))):
@@ -335,24 +338,25 @@ def case_attach_line(ctx):
     if attach_line(err, "perf events") != (3, 3, "infer"):
         raise CheckFailed("--attach=perf --exit=infer: attach line %s, expected (3, 3, 'infer')"
                           % (attach_line(err, "perf events"),))
-    # C++ and Rust objects can unwind: auto means exit sleds, except for
-    # leaf functions (no call, no jump out), which no unwinder can cross.
+    # C++ and Rust objects can unwind: mixed means inferred exits, except
+    # for leaf functions (no call, no jump out), which no unwinder can cross.
     # Dog::sound and Cat::sound only bump a thread-local counter: leaves.
     cpp = [ctx.fixture("cpp")]
-    err = expect_trace(ctx, ["-F", "sound"], cpp, {"Dog::sound() const", "Cat::sound() const"},
+    err = expect_trace(ctx, ["--exit=mixed", "-F", "sound"], cpp, {"Dog::sound() const", "Cat::sound() const"},
                        exact_names=True, quiet=False)
     if attach_line(err) != (2, 4, "uretprobe, all leaf functions"):
         raise CheckFailed("C++ fixture: attach line %s, expected (2, 4, 'uretprobe, all leaf "
                           "functions')" % (attach_line(err),))
-    # thrower(int) calls (itself, and __cxa_throw): exit sleds for it alone.
-    err = expect_trace(ctx, ["-F", "sound|thrower"], cpp,
+    # thrower(int) calls (itself, and __cxa_throw): inferred exits for it
+    # alone (its entry sled only).
+    err = expect_trace(ctx, ["--exit=mixed", "-F", "sound|thrower"], cpp,
                        {"Dog::sound() const", "Cat::sound() const", "thrower(int)"},
                        exact_names=True, quiet=False)
-    if attach_line(err) != (3, 6, "sled, uretprobe for 2 leaf functions"):
-        raise CheckFailed("C++ fixture: attach line %s, expected (3, 6, 'sled, uretprobe for "
+    if attach_line(err) != (3, 5, "infer, uretprobe for 2 leaf functions"):
+        raise CheckFailed("C++ fixture: attach line %s, expected (3, 5, 'infer, uretprobe for "
                           "2 leaf functions')" % (attach_line(err),))
     rs = [ctx.fixture("rust_v0")]
-    err = expect_trace(ctx, ["-F", "^rust_shapes::measure::"], rs,
+    err = expect_trace(ctx, ["--exit=mixed", "-F", "^rust_shapes::measure::"], rs,
                        {"rust_shapes::measure::<u32>",
                         "rust_shapes::measure::<alloc::string::String>"},
                        exact_names=True, quiet=False)

@@ -3,9 +3,11 @@
  * object gets, on the fixtures' real ELF files - no BPF is loaded, the
  * attacher only queues (perf mode, never attached).
  * usage: unit_probe_plan EXCEPTION_FIXTURE CALLTREE_FIXTURE
- *   exception (C++, can unwind): auto gives exit sleds, and uretprobes to
- *     its leaves `handled` and `after` only;
- *   calltree (C, cannot unwind): auto gives uretprobes everywhere. */
+ *   exception (C++, can unwind): mixed (and auto, which means mixed to the
+ *     plan: record decides on rewriting) gives inferred exits, and
+ *     uretprobes to its leaves `handled` and `after` only;
+ *   calltree (C, cannot unwind): mixed gives uretprobes everywhere;
+ *   rewrite gives exit sleds everywhere (probed on the copy). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,20 +67,26 @@ static void test_exception_auto(void **state)
 	obj_open(&o, exception_path);
 	assert_true(elf_object__can_unwind(o.elf));
 	obj_exits = probe_plan__object_exits(o.elf, o.map, EXIT_AUTO);
-	assert_int_equal(obj_exits, EXIT_SLED);
+	assert_int_equal(obj_exits, EXIT_INFER);
+	assert_int_equal(probe_plan__object_exits(o.elf, o.map, EXIT_MIXED), EXIT_INFER);
+	assert_int_equal(probe_plan__object_exits(o.elf, o.map, EXIT_REWRITE), EXIT_SLED);
 	for (size_t i = 0; i < o.map->nfuncs; i++) {
 		const struct xray_function *f = &o.map->funcs[i];
 		const char *name = name_of(&o, f);
-		enum exit_mode want = is_leaf_name(name) ? EXIT_URETPROBE : EXIT_SLED;
+		enum exit_mode want = is_leaf_name(name) ? EXIT_URETPROBE : EXIT_INFER;
 
 		if (!strcmp(name, "handled") || !strcmp(name, "after") ||
 		    !strcmp(name, "thrower") || !strcmp(name, "catcher") || !strcmp(name, "main"))
 			seen++;
 		else
 			continue;
-		if (probe_plan__function_exits(o.elf, o.map, f, EXIT_AUTO, obj_exits) != want)
+		if (probe_plan__function_exits(o.elf, o.map, f, EXIT_AUTO, obj_exits) != want ||
+		    probe_plan__function_exits(o.elf, o.map, f, EXIT_MIXED, obj_exits) != want)
 			fail_msg("%s: expected %s", name, probe_plan__exit_name(want));
-		/* only auto promotes leaves */
+		/* only auto and mixed promote leaves */
+		assert_int_equal(
+			probe_plan__function_exits(o.elf, o.map, f, EXIT_REWRITE, EXIT_SLED),
+			EXIT_SLED);
 		assert_int_equal(probe_plan__function_exits(o.elf, o.map, f, EXIT_SLED, EXIT_SLED),
 				 EXIT_SLED);
 		assert_int_equal(
@@ -101,6 +109,8 @@ static void test_calltree_auto(void **state)
 	assert_false(elf_object__can_unwind(o.elf));
 	obj_exits = probe_plan__object_exits(o.elf, o.map, EXIT_AUTO);
 	assert_int_equal(obj_exits, EXIT_URETPROBE);
+	assert_int_equal(probe_plan__object_exits(o.elf, o.map, EXIT_MIXED), EXIT_URETPROBE);
+	assert_int_equal(probe_plan__object_exits(o.elf, o.map, EXIT_REWRITE), EXIT_SLED);
 	for (size_t i = 0; i < o.map->nfuncs; i++)
 		assert_int_equal(probe_plan__function_exits(o.elf, o.map, &o.map->funcs[i],
 							    EXIT_AUTO, obj_exits),
@@ -118,7 +128,8 @@ static void expect_plan(const struct obj *o, enum exit_mode mode, const bool *se
 	for (size_t i = 0; i < o->map->nfuncs; i++) {
 		const struct xray_function *f = &o->map->funcs[i];
 		bool ret = mode == EXIT_URETPROBE || want->exits == EXIT_URETPROBE ||
-			   (mode == EXIT_AUTO && is_leaf_name(name_of(o, f)));
+			   ((mode == EXIT_AUTO || mode == EXIT_MIXED) &&
+			    is_leaf_name(name_of(o, f)));
 
 		if (selected && !selected[f->id])
 			continue;
@@ -163,7 +174,8 @@ static void check_queue(const char *path, enum exit_mode mode, const char *only)
 	assert_int_equal(attacher__probe_count(a), want.probes);
 	if (only) {
 		assert_int_equal(got.functions, 1);
-		assert_int_equal(got.ret_functions, is_leaf_name(only) || mode == EXIT_URETPROBE);
+		assert_int_equal(got.ret_functions, (is_leaf_name(only) && mode != EXIT_REWRITE) ||
+							    mode == EXIT_URETPROBE);
 	}
 	attacher__free(a);
 	free(selected);
@@ -173,12 +185,14 @@ static void check_queue(const char *path, enum exit_mode mode, const char *only)
 static void test_queue(void **state)
 {
 	(void)state;
-	for (enum exit_mode m = EXIT_AUTO; m <= EXIT_INFER; m++) {
+	for (enum exit_mode m = EXIT_AUTO; m <= EXIT_MIXED; m++) {
 		check_queue(exception_path, m, NULL);
 		check_queue(calltree_path, m, NULL);
 	}
 	check_queue(exception_path, EXIT_AUTO, "after");
 	check_queue(exception_path, EXIT_AUTO, "thrower");
+	check_queue(exception_path, EXIT_MIXED, "after");
+	check_queue(exception_path, EXIT_REWRITE, "thrower");
 	check_queue(exception_path, EXIT_URETPROBE, "thrower");
 }
 

@@ -40,8 +40,9 @@ static const struct cli_option options[] = {
 		   "with --no-xray, where a stripped OBJECT's debug files are (.build-id/...)"),
 	CLI_FLAG(0, "mangled", S, mangled, "show raw symbol names instead of demangled ones"),
 	CLI_FLAG(0, "exits", S, exits,
-		 "add how record --exit=auto sees each function's returns: 'ret' (uretprobe), "
-		 "'sled' (exit sleds) or 'infer' (no exit probe; with --no-xray)"),
+		 "add how record --exit=mixed (auto's fallback when the executable cannot be "
+		 "rewritten) sees each function's returns: 'ret' (uretprobe) or 'infer' "
+		 "(inferred)"),
 	CLI_END,
 };
 
@@ -75,7 +76,7 @@ static void print_table(const struct list_args *a, const struct elf_object *obj,
 {
 	size_t entry = 0, exit = 0, tail = 0;
 	bool filtered = a->sel.n > 0;
-	enum exit_mode object_exits = probe_plan__object_exits(obj, map, EXIT_AUTO);
+	enum exit_mode object_exits = probe_plan__object_exits(obj, map, EXIT_MIXED);
 
 	printf("%6s  %-18s  %-11s  %s%s\n", "ID", "ADDRESS", "SLEDS E/X/T",
 	       a->exits ? "EXIT  " : "", "NAME  LOCATION");
@@ -86,7 +87,7 @@ static void print_table(const struct list_args *a, const struct elf_object *obj,
 		if (!selected[f->id])
 			continue;
 		if (a->exits) {
-			enum exit_mode m = probe_plan__function_exits(obj, map, f, EXIT_AUTO,
+			enum exit_mode m = probe_plan__function_exits(obj, map, f, EXIT_MIXED,
 								      object_exits);
 
 			snprintf(exits, sizeof(exits), "%-6s",

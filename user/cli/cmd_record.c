@@ -25,7 +25,9 @@ struct record_cli {
 _Static_assert(sizeof(enum exit_mode) == sizeof(int), "CLI_ENUM stores an int");
 _Static_assert(sizeof(enum attach_mode) == sizeof(int), "CLI_ENUM stores an int");
 
-static const char *const exit_names[] = { "auto", "sled", "uretprobe", "infer", NULL };
+/* In enum exit_mode's order. */
+static const char *const exit_names[] = { "auto",    "sled",  "uretprobe", "infer",
+					  "rewrite", "mixed", NULL };
 static const char *const attach_names[] = { "auto", "multi", "perf", NULL };
 
 static const struct cli_option options[] = {
@@ -41,10 +43,13 @@ static const struct cli_option options[] = {
 	CLI_FLAG(0, "allow-empty", S, o.sel.allow_empty,
 		 "a filter that selects nothing is not an error"),
 	CLI_ENUM(0, "exit", S, o.exits, exit_names, "MODE", "auto",
-		 "how returns are seen: auto uses uretprobes where no exception can unwind "
-		 "through (C objects, leaf functions) and exit sleds elsewhere; sled is exact and "
-		 "safe but slow; uretprobe is fast but aborts targets that unwind through it; "
-		 "infer probes entries only and infers exits"),
+		 "how returns are seen: auto is rewrite when the executable's copy can be used, "
+		 "else mixed; rewrite probes a copy whose sleds start with a 5-byte nop, run in a "
+		 "private mount namespace (exact and fast); mixed uses uretprobes where no "
+		 "exception can unwind through (C objects, leaf functions) and infers exits "
+		 "elsewhere; sled probes the original exit sleds (exact and safe but slow); "
+		 "uretprobe is fast but aborts targets that unwind through it; infer probes "
+		 "entries only and infers exits"),
 	CLI_ENUM(0, "attach", S, o.attach, attach_names, "MODE", "auto",
 		 "multi: one uprobe_multi link (Linux 6.6+); perf: one perf-event uprobe per "
 		 "probe; auto: multi when the kernel has it"),
@@ -152,8 +157,9 @@ static int check(void *set, char *err, size_t errlen)
 		snprintf(err, errlen,
 			 "--no-xray probes every function symbol: choose some with -F REGEX, "
 			 "or say --all");
-	else if (o->no_xray && o->exits == EXIT_SLED)
-		snprintf(err, errlen, "--exit=sled needs XRay exit sleds; not with --no-xray");
+	else if (o->no_xray && (o->exits == EXIT_SLED || o->exits == EXIT_REWRITE))
+		snprintf(err, errlen, "--exit=%s needs XRay sleds; not with --no-xray",
+			 exit_names[o->exits]);
 	else if (o->debug_dir && !o->no_xray)
 		snprintf(err, errlen, "--debug-dir only means something with --no-xray");
 	else if (o->sel.allow_empty && !o->sel.n)

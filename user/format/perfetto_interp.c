@@ -69,6 +69,7 @@ struct perfetto_interp {
 	struct perfetto_ident *ident;
 	struct frame_builder *fb;
 	struct trace_stats stats;
+	uint64_t inferred_ends; /* END events marked exit_inferred */
 	bool saw_meta, saw_stats;
 };
 
@@ -349,6 +350,15 @@ static uint64_t ann_uint(const Perfetto__Protos__TrackEvent *ev, const char *nam
 	return 0;
 }
 
+static bool ann_bool(const Perfetto__Protos__TrackEvent *ev, const char *name)
+{
+	for (size_t i = 0; i < ev->n_debug_annotations; i++)
+		if (ev->debug_annotations[i]->name && !strcmp(ev->debug_annotations[i]->name, name))
+			return ev->debug_annotations[i]->has_bool_value &&
+			       ev->debug_annotations[i]->bool_value;
+	return false;
+}
+
 static const char *ann_str(const Perfetto__Protos__TrackEvent *ev, const char *name)
 {
 	for (size_t i = 0; i < ev->n_debug_annotations; i++)
@@ -443,6 +453,10 @@ static int slice_event(struct perfetto_interp *r, struct pr_seq *s,
 		return slice_begin(r, s, t, ev, name, ts);
 	if (!frame_builder__depth(t))
 		return 0;
+	if (ev->exit_inferred) {
+		r->inferred_ends++;
+		return frame_builder__leave(r->fb, t, ts, FRAME_INFERRED);
+	}
 	return frame_builder__leave(r->fb, t, ts, FRAME_RETURNED);
 }
 
@@ -456,6 +470,7 @@ static int track_event(struct perfetto_interp *r, struct pr_seq *s,
 		.name_iid = te->name_iid,
 		.has_srcloc_iid = te->has_source_location_iid,
 		.srcloc_iid = te->source_location_iid,
+		.exit_inferred = ann_bool(te, "exit_inferred"),
 	};
 
 	if (!te->has_track_uuid && !s->has_track)
@@ -542,6 +557,12 @@ bool perfetto_interp__complete(const struct perfetto_interp *r)
 
 int perfetto_interp__finish(struct perfetto_interp *r)
 {
+	/* The recorded statistics already count the exits the trace marks
+	 * inferred, and the frame builder counts them again as we give them
+	 * back per frame: count them once. */
+	r->stats.inferred_exits -= r->inferred_ends < r->stats.inferred_exits
+					   ? r->inferred_ends
+					   : r->stats.inferred_exits;
 	return frame_builder__finish(r->fb, &r->stats);
 }
 

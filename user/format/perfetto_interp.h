@@ -26,6 +26,7 @@ struct perfetto_fast_event {
 	uint32_t seq_id, seq_flags, clock_id;
 	int32_t type;
 	bool has_timestamp, has_clock_id, has_name_iid, has_track_uuid, has_srcloc_iid;
+	bool exit_inferred; /* END annotated exit_inferred (full path only) */
 };
 
 /* Same meaning as perfetto_interp__packet for such a packet: returns 1

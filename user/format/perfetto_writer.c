@@ -285,15 +285,25 @@ static uint8_t *put_interned(uint8_t *p, const struct pw_func *f, uint32_t fid)
 	return p;
 }
 
+/* An END whose time was inferred (FRAME_INFERRED: no exit probe fired, a
+ * later event proved the frame gone) carries the debug annotation
+ * {name: "exit_inferred", bool_value: true}; the reader gives it back. */
+static const uint8_t inferred_annotation[] = {
+	0x22, 17,					/* TrackEvent.debug_annotations */
+	0x52, 13,  'e', 'x', 'i', 't', '_',  'i',  'n', /* .name */
+	'f',  'e', 'r', 'r', 'e', 'd', 0x10, 0x01,	/* .bool_value = true */
+};
+
 /* One TrackEvent packet: delta timestamp, NEEDS_INCREMENTAL_STATE, the
  * event, and the function's interned data on its first use here. */
 static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, uint32_t fid,
-		     bool begin)
+		     bool begin, bool inferred)
 {
 	const struct pw_func *f = begin ? &w->funcs[fid] : NULL;
 	bool intern = begin && !is_interned(s, fid);
 	uint64_t delta = ts > s->last_ts ? ts - s->last_ts : 0;
-	size_t te = begin ? 2 + 1 + vlen(fid) + (f->file ? 2 + vlen(fid) : 0) : 2;
+	size_t te = begin ? 2 + 1 + vlen(fid) + (f->file ? 2 + vlen(fid) : 0)
+			  : 2 + (inferred ? sizeof(inferred_annotation) : 0);
 	size_t pkt = 1 + vlen(delta) + 1 + vlen(s->seq_id) + 2 + 1 + vlen(te) + te;
 	size_t before;
 	uint8_t *p;
@@ -328,6 +338,10 @@ static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, u
 	p = put_v(p, te);
 	*p++ = 0x48;
 	*p++ = begin ? 1 : 2;
+	if (!begin && inferred) {
+		memcpy(p, inferred_annotation, sizeof(inferred_annotation));
+		p += sizeof(inferred_annotation);
+	}
 	if (begin) {
 		*p++ = 0x50;
 		p = put_v(p, fid);
@@ -426,7 +440,7 @@ static int pw_enter(void *ctx, const struct trace_thread *th, const struct frame
 		w->max_ts = f->begin_ns;
 	if (!(s = seq_ready(w, th, f->begin_ns)))
 		return w->err;
-	return put_event(w, s, f->begin_ns, f->fid, true);
+	return put_event(w, s, f->begin_ns, f->fid, true, false);
 }
 
 static int add_elided(struct perfetto_writer *w, const struct trace_thread *th, uint32_t fid,
@@ -459,7 +473,6 @@ static int pw_leave(void *ctx, const struct trace_thread *th, const struct frame
 	const struct frame *f = &stack[depth - 1];
 	struct pw_seq *s;
 
-	(void)how;
 	if (w->err)
 		return w->err;
 	if (end_ns > w->max_ts)
@@ -471,7 +484,7 @@ static int pw_leave(void *ctx, const struct trace_thread *th, const struct frame
 	}
 	if (!(s = seq_ready(w, th, end_ns)))
 		return w->err;
-	return put_event(w, s, end_ns, 0, false);
+	return put_event(w, s, end_ns, 0, false, how == FRAME_INFERRED);
 }
 
 static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,

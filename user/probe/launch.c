@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <unistd.h>
+#include <sys/mount.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -60,12 +63,116 @@ void launch__ignore_sigpipe(void)
 	sigaction(SIGPIPE, &ign, &inherited_sigpipe);
 }
 
+/* The kernel binds only files of mounts in the caller's namespace, so the
+ * copy is first written into a tmpfs mounted there.  Its mount point is
+ * covered only while that happens; the bind keeps the tmpfs alive. */
+static const char *const scratch_dirs[] = { "/tmp", "/mnt", "/run", "/media" };
+
+static int write_copy(int copy_fd, int dir_fd)
+{
+	struct stat st;
+	off_t off = 0;
+	int fd, e = 0;
+
+	if (fstat(copy_fd, &st))
+		return errno;
+	fd = openat(dir_fd, "copy", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0700);
+	if (fd < 0)
+		return errno;
+	while (!e && off < st.st_size) {
+		ssize_t n = sendfile(fd, copy_fd, &off, (size_t)(st.st_size - off));
+
+		if (n <= 0)
+			e = n < 0 ? errno : EIO;
+	}
+	if (!e && (fchown(fd, st.st_uid, st.st_gid) || fchmod(fd, st.st_mode & 07777)))
+		e = errno;
+	close(fd);
+	return e;
+}
+
+/* Mounts a fresh tmpfs on one of scratch_dirs and returns a descriptor of
+ * its root, or -errno.  The descriptor must be on a new device: never
+ * write the copy into a real filesystem. */
+static int mount_scratch(const char **dir)
+{
+	int e = ENOENT;
+
+	for (size_t i = 0; i < sizeof(scratch_dirs) / sizeof(scratch_dirs[0]); i++) {
+		struct stat under, st;
+		int fd;
+
+		if (stat(scratch_dirs[i], &under) || !S_ISDIR(under.st_mode))
+			continue;
+		if (mount("sledtrace", scratch_dirs[i], "tmpfs", 0, "mode=0700")) {
+			e = errno;
+			continue;
+		}
+		fd = open(scratch_dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0 && !fstat(fd, &st) && st.st_dev != under.st_dev) {
+			*dir = scratch_dirs[i];
+			return fd;
+		}
+		e = EXDEV;
+		if (fd >= 0)
+			close(fd);
+		umount2(scratch_dirs[i], MNT_DETACH);
+	}
+	return -e;
+}
+
+static int mount_copy(int copy_fd, int target_fd)
+{
+	char src[64], dst[64];
+	const char *dir = NULL;
+	int dir_fd = mount_scratch(&dir), e;
+
+	if (dir_fd < 0)
+		return -dir_fd;
+	e = write_copy(copy_fd, dir_fd);
+	snprintf(src, sizeof(src), "/proc/self/fd/%d/copy", dir_fd);
+	snprintf(dst, sizeof(dst), "/proc/self/fd/%d", target_fd);
+	if (!e && mount(src, dst, NULL, MS_BIND, NULL))
+		e = errno;
+	close(dir_fd);
+	if (umount2(dir, MNT_DETACH) && !e)
+		e = errno;
+	return e;
+}
+
+/* Makes path name the copy, for this process and what it starts only: a
+ * private mount namespace (so nothing propagates out), the copy bound over
+ * path.  The namespace goes away with the last process in it, so nothing
+ * stays mounted even if sledtrace is killed.  Returns 0 or an errno. */
+static int bind_copy(int copy_fd, const char *path)
+{
+	int target_fd, e;
+
+	if (unshare(CLONE_NEWNS))
+		return errno;
+	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return errno;
+	target_fd = open(path, O_PATH | O_CLOEXEC);
+	if (target_fd < 0)
+		return errno;
+	e = mount_copy(copy_fd, target_fd);
+	close(target_fd);
+	return e;
+}
+
 static void __attribute__((noreturn))
-child(int gate, int errw, const char *path, char *const argv[], const struct run_as *ra)
+child(int gate, int errw, const char *path, char *const argv[], const struct run_as *ra,
+      int copy_fd)
 {
 	char go;
 	int e;
 
+	if (copy_fd >= 0) {
+		e = bind_copy(copy_fd, path);
+		if (write(errw, &e, sizeof(e)) != (ssize_t)sizeof(e))
+			_exit(127);
+		close(copy_fd);
+	}
 	if (read(gate, &go, 1) != 1)
 		_exit(127); /* sledtrace went away: never run untraced */
 	close(gate);
@@ -80,11 +187,32 @@ child(int gate, int errw, const char *path, char *const argv[], const struct run
 	_exit(127);
 }
 
+/* The child's verdict on the bind mount, before anything else it says. */
+static int read_bind_result(struct launch *l)
+{
+	int e = 0;
+	ssize_t n;
+
+	do
+		n = read(l->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(e))
+		return -ECHILD;
+	l->bind_err = -e;
+	return 0;
+}
+
 int launch__spawn(struct launch *l, const char *path, char *const argv[])
+{
+	return launch__spawn_over(l, path, argv, -1);
+}
+
+int launch__spawn_over(struct launch *l, const char *path, char *const argv[], int copy_fd)
 {
 	int gate[2], errp[2];
 
 	l->pid = -1;
+	l->bind_err = -ENOENT;
 	l->pidfd = l->gate_fd = l->err_fd = -1;
 	if (pipe2(gate, O_CLOEXEC))
 		return -errno;
@@ -99,7 +227,7 @@ int launch__spawn(struct launch *l, const char *path, char *const argv[])
 	if (l->pid == 0) {
 		close(gate[1]);
 		close(errp[0]);
-		child(gate[0], errp[1], path, argv, l->run_as);
+		child(gate[0], errp[1], path, argv, l->run_as, copy_fd);
 	}
 	close(gate[0]);
 	close(errp[1]);
@@ -113,7 +241,7 @@ int launch__spawn(struct launch *l, const char *path, char *const argv[])
 		return -e;
 	}
 	l->pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
-	return 0;
+	return copy_fd >= 0 ? read_bind_result(l) : 0;
 }
 
 int launch__release(struct launch *l)

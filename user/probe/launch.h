@@ -17,12 +17,20 @@ struct launch {
 	int gate_fd;		     /* write end: one byte releases the child */
 	int err_fd;		     /* read end: the child's exec errno, EOF on success */
 	const struct run_as *run_as; /* set before spawn; NULL: keep our identity */
+	int bind_err;		     /* launch__spawn_over: 0 when path names the copy */
 };
 
 /* Finds the executable like execvp would: a name without '/' is looked up
  * in PATH.  Returns 0 or -ENOENT/-EACCES. */
 int launch__resolve(const char *cmd, char *path, size_t len);
 int launch__spawn(struct launch *l, const char *path, char *const argv[]);
+/* Like launch__spawn, but the child first enters a private mount namespace
+ * and binds the file open as copy_fd over path, so that it execs the copy
+ * under the original name (sled_rewrite.h).  l->bind_err is then 0, or the
+ * negative errno of unshare/mount (the child runs the original: the
+ * caller falls back).  Returns a negative errno only when the child could
+ * not be started or did not answer. */
+int launch__spawn_over(struct launch *l, const char *path, char *const argv[], int copy_fd);
 /* Releases the child; returns 0 once it has exec'd, or the negative errno
  * of its failed exec (the child is then reaped). */
 int launch__release(struct launch *l);

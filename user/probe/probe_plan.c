@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* probe_plan.c: see probe_plan.h. */
 #include <errno.h>
+#include <stdio.h>
 
 #include "probe/probe_plan.h"
 #include "sledtrace.h"
@@ -15,30 +16,28 @@ const char *probe_plan__exit_name(enum exit_mode m)
 		return "uretprobe";
 	case EXIT_INFER:
 		return "infer";
+	case EXIT_REWRITE:
+		return "rewrite";
+	case EXIT_MIXED:
+		return "mixed";
 	default:
 		return "auto";
 	}
 }
 
-static bool has_exit_sleds(const struct xray_map *map)
-{
-	for (size_t i = 0; i < map->nsleds; i++)
-		if (map->sleds[i].kind == XRAY_SLED_EXIT || map->sleds[i].kind == XRAY_SLED_TAIL)
-			return true;
-	return false;
-}
-
-/* auto: uretprobes only where no unwinder can walk through the frames
- * they hijack (the unwinder would abort the target); elsewhere exit sleds,
- * or inferred exits for a map without any (--no-xray symbol maps). */
+/* mixed (and auto where sleds are not rewritten): uretprobes only where no
+ * unwinder can walk through the frames they hijack (the unwinder would
+ * abort the target); elsewhere exits are inferred from the stack pointer,
+ * never single-stepped. */
 enum exit_mode probe_plan__object_exits(const struct elf_object *obj, const struct xray_map *map,
 					enum exit_mode mode)
 {
-	if (mode != EXIT_AUTO)
+	(void)map;
+	if (mode == EXIT_REWRITE)
+		return EXIT_SLED; /* the same probes, on the rewritten copy */
+	if (mode != EXIT_AUTO && mode != EXIT_MIXED)
 		return mode;
-	if (!elf_object__can_unwind(obj))
-		return EXIT_URETPROBE;
-	return has_exit_sleds(map) ? EXIT_SLED : EXIT_INFER;
+	return elf_object__can_unwind(obj) ? EXIT_INFER : EXIT_URETPROBE;
 }
 
 #define MAX_LEAF_BYTES 4096 /* larger functions are rarely leaves */
@@ -65,7 +64,8 @@ enum exit_mode probe_plan__function_exits(const struct elf_object *obj, const st
 					  const struct xray_function *f, enum exit_mode mode,
 					  enum exit_mode object_exits)
 {
-	if (mode == EXIT_AUTO && object_exits != EXIT_URETPROBE && function_is_leaf(obj, map, f))
+	if ((mode == EXIT_AUTO || mode == EXIT_MIXED) && object_exits != EXIT_URETPROBE &&
+	    function_is_leaf(obj, map, f))
 		return EXIT_URETPROBE;
 	return object_exits;
 }
@@ -108,10 +108,18 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		      const struct elf_object *obj, const struct xray_map *map, uint32_t obj_index,
 		      enum exit_mode mode, const bool *selected, struct object_plan *out)
 {
-	const char *path = elf_object__path(obj);
+	return probe_plan__queue_at(a, progs, obj, elf_object__path(obj), map, obj_index, mode,
+				    selected, out);
+}
+
+int probe_plan__queue_at(struct attacher *a, const struct probe_programs *progs,
+			 const struct elf_object *obj, const char *path, const struct xray_map *map,
+			 uint32_t obj_index, enum exit_mode mode, const bool *selected,
+			 struct object_plan *out)
+{
 	int err;
 
-	*out = (struct object_plan){ 0 };
+	*out = (struct object_plan){ .rewritten = mode == EXIT_REWRITE };
 	out->exits = probe_plan__object_exits(obj, map, mode);
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
@@ -131,4 +139,21 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		}
 	}
 	return 0;
+}
+
+const char *probe_plan__describe(const struct object_plan *p, char *buf, size_t len)
+{
+	bool mixed = p->exits != EXIT_URETPROBE && p->ret_functions;
+
+	if (p->rewritten)
+		snprintf(buf, len, "rewritten sleds");
+	else if (mixed && p->ret_functions == p->functions)
+		snprintf(buf, len, "uretprobe, all leaf functions");
+	else if (mixed)
+		snprintf(buf, len, "%s, uretprobe for %zu leaf function%s",
+			 probe_plan__exit_name(p->exits), p->ret_functions,
+			 p->ret_functions == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%s", probe_plan__exit_name(p->exits));
+	return buf;
 }

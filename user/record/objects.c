@@ -259,8 +259,16 @@ int object_set__queue(struct object_set *s, struct attacher *att,
 
 		if (!o->nselected)
 			continue;
-		err = probe_plan__queue(att, progs, o->elf, o->map, (uint32_t)s->queued, exits,
-					o->selected, &o->plan);
+		/* only the launched executable is ever rewritten: rewrite means
+		 * mixed for the others */
+		if (o->rewritten)
+			err = probe_plan__queue_at(att, progs, o->elf, o->probe_path, o->map,
+						   (uint32_t)s->queued, EXIT_REWRITE, o->selected,
+						   &o->plan);
+		else
+			err = probe_plan__queue(att, progs, o->elf, o->map, (uint32_t)s->queued,
+						exits == EXIT_REWRITE ? EXIT_MIXED : exits,
+						o->selected, &o->plan);
 		if (err)
 			return err;
 	}

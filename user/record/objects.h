@@ -30,6 +30,8 @@ struct traced_object {
 	size_t nselected;
 	uint32_t fid_base; /* trace function id = fid_base + XRay id */
 	struct object_plan plan;
+	bool rewritten;		/* probed through probe_path, a rewritten copy */
+	const char *probe_path; /* not owned (sled_rewrite__path) */
 };
 
 struct object_set_opts {

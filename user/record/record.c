@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "probe/proc_maps.h"
+#include "probe/sled_rewrite.h"
 #include "record/record_int.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
@@ -294,6 +295,7 @@ void record__sum_plans(struct record *r)
 		r->plan.ret_functions += p->ret_functions;
 		r->plan.sleds += p->sleds;
 		r->plan.probes += p->probes;
+		r->plan.rewritten |= p->rewritten;
 	}
 }
 
@@ -394,21 +396,6 @@ static int watch_thread_exits(struct record *r)
 }
 
 /* "uretprobe", or "sled, uretprobe for 12 leaf functions" under auto. */
-static const char *exits_summary(const struct record *r, char *buf, size_t len)
-{
-	const struct object_plan *p = &r->plan;
-	bool mixed = p->exits != EXIT_URETPROBE && p->ret_functions;
-
-	if (mixed && p->ret_functions == p->functions)
-		snprintf(buf, len, "uretprobe, all leaf functions");
-	else if (mixed)
-		snprintf(buf, len, "%s, uretprobe for %zu leaf function%s",
-			 probe_plan__exit_name(p->exits), p->ret_functions,
-			 p->ret_functions == 1 ? "" : "s");
-	else
-		snprintf(buf, len, "%s", probe_plan__exit_name(p->exits));
-	return buf;
-}
 
 static void print_attached(struct record *r)
 {
@@ -434,7 +421,7 @@ static void print_attached(struct record *r)
 		r->plan.functions, r->plan.sleds, attacher__probe_count(r->att), procs,
 		(double)r->attach_ns / 1e6,
 		attacher__mode(r->att) == ATTACH_MULTI ? "uprobe_multi" : "perf events",
-		exits_summary(r, exits, sizeof(exits)));
+		probe_plan__describe(&r->plan, exits, sizeof(exits)));
 	if (nobj > 1)
 		fprintf(stderr, " in %zu objects", nobj);
 	fputc('\n', stderr);
@@ -446,6 +433,11 @@ static int start_attached(struct record *r)
 	char err[512];
 	int ret;
 
+	if (r->opts->exits == EXIT_REWRITE)
+		return record__fail(-ENOTSUP,
+				    "--exit=rewrite needs a command: a running process keeps the "
+				    "file it mapped (use auto or mixed with -p)",
+				    NULL, NULL);
 	attacher__set_pid(r->att, r->targets.n == 1 && !following(r) ? r->targets.pids[0] : -1);
 	ret = watch_thread_exits(r);
 	if (!ret)
@@ -461,12 +453,70 @@ static int start_attached(struct record *r)
 	return 0;
 }
 
-static int start_command(struct record *r)
+static bool wants_rewrite(const struct record *r)
 {
-	int ret = launch__spawn(&r->child, r->path, r->opts->argv);
+	return !r->opts->no_xray && (r->opts->exits == EXIT_AUTO || r->opts->exits == EXIT_REWRITE);
+}
 
+/* Under auto a copy that cannot be used is one line, and the run goes on
+ * with mixed exits; --exit=rewrite makes it an error. */
+static int no_rewrite(struct record *r, const char *why)
+{
+	if (r->opts->exits == EXIT_REWRITE)
+		return record__fail(-ENOTSUP, "%s: sleds not rewritten: %s", r->path, why);
+	if (!r->opts->quiet)
+		fprintf(stderr,
+			"sledtrace: %s: sleds not rewritten: %s; exits: uretprobe where safe, "
+			"inferred elsewhere\n",
+			r->path, why);
+	return 0;
+}
+
+/* The executable is probed through the copy, and known by the copy's
+ * inode when the child maps it. */
+static int use_copy(struct record *r, struct traced_object *o)
+{
+	struct stat st;
+
+	if (fstat(sled_rewrite__fd(r->rw), &st))
+		return record__fail(-errno, "cannot stat the rewritten copy: %s", strerror(errno),
+				    NULL);
+	o->dev = proc_maps__dev(st.st_dev);
+	o->ino = st.st_ino;
+	o->probe_path = sled_rewrite__path(r->rw);
+	o->rewritten = true;
+	return 0;
+}
+
+/* Starts the held child, running the rewritten copy when there is one. */
+static int spawn(struct record *r)
+{
+	struct traced_object *o = object_set__count(r->objs) ? object_set__get(r->objs, 0) : NULL;
+	char why[512];
+	int ret;
+
+	if (r->opts->exits == EXIT_REWRITE && !o)
+		return no_rewrite(r, "it has no sleds");
+	if (o && wants_rewrite(r) && sled_rewrite__new(o->elf, o->map, &r->rw, why, sizeof(why)) &&
+	    (ret = no_rewrite(r, why)))
+		return ret;
+	if (!r->rw)
+		ret = launch__spawn(&r->child, r->path, r->opts->argv);
+	else if (!(ret = sled_rewrite__spawn(&r->rw, &r->child, r->path, r->opts->argv, why,
+					     sizeof(why))) &&
+		 !r->rw)
+		return no_rewrite(r, why); /* the child runs the original */
 	if (ret)
 		return record__fail(ret, "cannot start %s: %s", r->path, strerror(-ret));
+	return r->rw ? use_copy(r, o) : 0;
+}
+
+static int start_command(struct record *r)
+{
+	int ret = spawn(r);
+
+	if (ret)
+		return ret;
 	/* Links fire in every process; BPF keeps the tree's (traced map). */
 	attacher__set_pid(r->att, -1);
 	ret = watch_thread_exits(r);
@@ -526,6 +576,7 @@ void record__free(struct record *r)
 		keeper__stop(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	sledtrace_bpf__destroy(r->skel);
 	object_set__free(r->objs);
+	sled_rewrite__free(r->rw);
 	targets__close(&r->targets);
 	free(r);
 }

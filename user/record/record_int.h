@@ -45,6 +45,7 @@ struct record {
 	struct collector *col;
 	struct ring_buffer *rb;
 	struct launch child;
+	struct sled_rewrite *rw; /* the copy the command runs, when rewritten */
 	struct progress prog;
 	int epfd;
 	int status;
