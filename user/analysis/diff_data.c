@@ -10,27 +10,12 @@
 #include "analysis/diff_format.h"
 #include "analysis/diff_rules.h"
 #include "format/perfetto_writer.h"
+#include "format/text_out.h"
 
 #define JSON_SCHEMA "sledtrace-diff/1"
 
 static const char *const side_names[2] = { "base", "head" };
 static const char *const group_names[3] = { "function", "thread", "process" };
-
-static void json_str(const char *s, FILE *f)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 static void json_num(double v, FILE *f)
 {
@@ -63,7 +48,7 @@ static void json_spread(const struct diff_spread *s, FILE *f)
 static void json_group(const struct diff_row *r, FILE *f)
 {
 	if (r->group)
-		json_str(r->group, f);
+		text_out__json(f, r->group);
 	else
 		fputs("null", f);
 }
@@ -78,7 +63,7 @@ static void json_fired_rules(const struct diff *d, const struct diff_row *r, FIL
 		if (!(r->fired & (1ULL << k)))
 			continue;
 		fputs(sep, f);
-		json_str(diff_rule__text(o->rules[k]), f);
+		text_out__json(f, diff_rule__text(o->rules[k]));
 		sep = ", ";
 	}
 	fputc(']', f);
@@ -87,9 +72,9 @@ static void json_fired_rules(const struct diff *d, const struct diff_row *r, FIL
 static void json_function(const struct diff *d, const struct diff_row *r, FILE *f)
 {
 	fputs("    {\"function\": ", f);
-	json_str(r->name, f);
+	text_out__json(f, r->name);
 	fputs(", \"object\": ", f);
-	json_str(r->object, f);
+	text_out__json(f, r->object);
 	fputs(", \"group\": ", f);
 	json_group(r, f);
 	fprintf(f, ", \"status\": \"%s\", \"fired\": ", diff_status_names[r->status]);
@@ -117,7 +102,7 @@ static void json_runs(const struct diff *d, enum diff_side s, FILE *f)
 		const struct trace_stats *st = diff__stats(d, s, i);
 
 		fputs(i ? ",\n      {\"path\": " : "\n      {\"path\": ", f);
-		json_str(diff__path(d, s, i), f);
+		text_out__json(f, diff__path(d, s, i));
 		fputs(", \"stats\": {", f);
 		for (size_t k = 0; k < perfetto_stat_nfields; k++)
 			fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "",
@@ -139,7 +124,7 @@ static void json_note(void *ctx, const char *note)
 	struct json_notes *j = ctx;
 
 	fputs(j->sep, j->f);
-	json_str(note, j->f);
+	text_out__json(j->f, note);
 	j->sep = ",\n    ";
 }
 
@@ -159,11 +144,11 @@ static void json_fired(const struct diff *d, FILE *f)
 				continue;
 			fputs(sep, f);
 			fputs("{\"rule\": ", f);
-			json_str(diff_rule__text(o->rules[k]), f);
+			text_out__json(f, diff_rule__text(o->rules[k]));
 			fputs(", \"function\": ", f);
-			json_str(r->name, f);
+			text_out__json(f, r->name);
 			fputs(", \"object\": ", f);
-			json_str(r->object, f);
+			text_out__json(f, r->object);
 			fputs(", \"group\": ", f);
 			json_group(r, f);
 			fprintf(f, ", \"metric\": \"%s\", \"base\": ", diff_metric_names[m]);
@@ -189,7 +174,7 @@ static void json_rules(const struct diff *d, FILE *f)
 	fputs("  \"rules\": [", f);
 	for (size_t k = 0; k < o->nrules; k++) {
 		fputs(k ? ", {\"rule\": " : "{\"rule\": ", f);
-		json_str(diff_rule__text(o->rules[k]), f);
+		text_out__json(f, diff_rule__text(o->rules[k]));
 		fprintf(f, ", \"fired\": %s}", fired & (1ULL << k) ? "true" : "false");
 	}
 	fputs("],\n", f);
@@ -224,17 +209,6 @@ int diff__print_json(const struct diff *d, const struct diff_print_opts *o, FILE
 
 /* ---- CSV ---- */
 
-static void csv_str(const char *s, FILE *f)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void csv_header(FILE *f)
 {
 	static const char *const parts[] = { "base",	 "head",     "change",	 "change_pct",
@@ -264,14 +238,14 @@ static void csv_row(const struct diff *d, const struct diff_row *r, FILE *f)
 		if (r->fired & (1ULL << k))
 			snprintf(fired + strlen(fired), sizeof(fired) - strlen(fired), "%s%s",
 				 fired[0] ? ";" : "", diff_rule__text(o->rules[k]));
-	csv_str(r->name, f);
+	text_out__csv(f, r->name);
 	fputc(',', f);
-	csv_str(r->object, f);
+	text_out__csv(f, r->object);
 	fputc(',', f);
 	if (r->group)
-		csv_str(r->group, f);
+		text_out__csv(f, r->group);
 	fprintf(f, ",%s,", diff_status_names[r->status]);
-	csv_str(fired, f);
+	text_out__csv(f, fired);
 	for (int m = 0; m < DIFF_NMETRICS; m++) {
 		const struct diff_spread *b = &r->v[DIFF_BASE][m], *h = &r->v[DIFF_HEAD][m];
 		const double v[] = { b->median, h->median, r->change[m], r->change_pct[m], b->min,

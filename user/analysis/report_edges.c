@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analysis/report_int.h"
-#include "format/json_out.h"
+#include "format/text_out.h"
 
 struct sel {
 	const struct report *r;
@@ -38,18 +38,10 @@ static bool named(const struct report *r, uint32_t fid, const char *name)
 
 static void put_field(FILE *f, enum report_format fmt, const char *s)
 {
-	if (fmt == REPORT_TSV || !strpbrk(s, ",\"\n\r")) {
-		for (; *s; s++)
-			fputc(fmt == REPORT_TSV && (*s == '\t' || *s == '\n') ? ' ' : *s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	if (fmt == REPORT_TSV)
+		text_out__tsv(f, s);
+	else
+		text_out__csv(f, s);
 }
 
 static void print_edge(const struct sel *s, const struct edge *e, size_t i, FILE *f)
@@ -63,9 +55,9 @@ static void print_edge(const struct sel *s, const struct edge *e, size_t i, FILE
 			avg, other(s, e));
 	} else if (fmt == REPORT_JSON) {
 		fputs(i ? ",\n{\"caller\":" : "\n{\"caller\":", f);
-		json_out__str(f, report__name(s->r, e->caller));
+		text_out__json(f, report__name(s->r, e->caller));
 		fputs(",\"callee\":", f);
-		json_out__str(f, report__name(s->r, e->callee));
+		text_out__json(f, report__name(s->r, e->callee));
 		fprintf(f,
 			",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64 "}",
 			e->calls, e->dur_sum, avg);
@@ -88,7 +80,7 @@ static void header(const struct sel *s, const char *fn, FILE *f)
 	} else if (fmt == REPORT_JSON) {
 		fprintf(f, "{\"schema\":\"sledtrace.edges/1\",\"direction\":\"%s\",\"function\":",
 			s->callers ? "callers" : "callees");
-		json_out__str(f, fn);
+		text_out__json(f, fn);
 		fputs(",\"edges\":[", f);
 	} else {
 		fputs(fmt == REPORT_TSV ? "caller\tcallee\tcalls\ttotal_ns\tavg_ns\n"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/report_int.h"
-#include "format/json_out.h"
+#include "format/text_out.h"
 #include "format/stats_line.h"
 #include "model/trace_stats.h"
 
@@ -66,19 +66,6 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 		c = (ta > tb) - (ta < tb);
 	}
 	return c ? c : (a->group > b->group) - (a->group < b->group);
-}
-
-static const char *human_ns(char *buf, size_t n, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, n, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.3fus", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, n, "%.3fms", ns / 1e6);
-	else
-		snprintf(buf, n, "%.3fs", ns / 1e9);
-	return buf;
 }
 
 /* s, or its head and tail around "..." when longer than max. */
@@ -149,9 +136,10 @@ static void table_row(const struct pr *p, const struct row *row)
 		fputc(' ', p->f);
 	}
 	fprintf(p->f, "%10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s %5.1f%%  ", row->calls,
-		human_ns(b[0], 32, row->total), human_ns(b[1], 32, row->self),
-		human_ns(b[2], 32, c.min), human_ns(b[3], 32, c.avg), human_ns(b[4], 32, c.p50),
-		human_ns(b[5], 32, c.p99), human_ns(b[6], 32, c.max), 100.0 * c.share);
+		text_out__ns(b[0], 32, row->total, ""), text_out__ns(b[1], 32, row->self, ""),
+		text_out__ns(b[2], 32, c.min, ""), text_out__ns(b[3], 32, c.avg, ""),
+		text_out__ns(b[4], 32, c.p50, ""), text_out__ns(b[5], 32, c.p99, ""),
+		text_out__ns(b[6], 32, c.max, ""), 100.0 * c.share);
 	put_elided(p->f, report__name(r, row->fid), max, 0);
 	fputc('\n', p->f);
 }
@@ -160,22 +148,10 @@ static void table_row(const struct pr *p, const struct row *row)
 
 static void put_field(const struct pr *p, const char *s)
 {
-	if (p->r->o.format == REPORT_TSV) {
-		for (; *s; s++) /* a tab or newline would shift columns */
-			fputc(*s == '\t' || *s == '\n' ? ' ' : *s, p->f);
-		return;
-	}
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, p->f);
-		return;
-	}
-	fputc('"', p->f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', p->f);
-		fputc(*s, p->f);
-	}
-	fputc('"', p->f);
+	if (p->r->o.format == REPORT_TSV)
+		text_out__tsv(p->f, s);
+	else
+		text_out__csv(p->f, s);
 }
 
 static const char *const flat_cols[] = { "tid",	   "function", "calls",	 "total_ns", "self_ns",
@@ -224,7 +200,7 @@ static void json_row(const struct pr *p, const struct row *row, bool first)
 	struct cols c = cols_of(p, row);
 
 	fputs(first ? "\n{\"function\":" : ",\n{\"function\":", p->f);
-	json_out__str(p->f, report__name(r, row->fid));
+	text_out__json(p->f, report__name(r, row->fid));
 	fprintf(p->f,
 		",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"self_ns\":%" PRIu64
 		",\"min_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
@@ -237,10 +213,10 @@ static void json_row(const struct pr *p, const struct row *row, bool first)
 		fprintf(p->f, ",\"pid\":%" PRIu32, g->pid);
 		if (r->o.by_thread) {
 			fputs(",\"thread\":", p->f);
-			json_out__str(p->f, g->name);
+			text_out__json(p->f, g->name);
 		}
 		fputs(",\"process\":", p->f);
-		json_out__str(p->f, g->process);
+		text_out__json(p->f, g->process);
 	}
 	fputc('}', p->f);
 }

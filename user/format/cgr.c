@@ -13,7 +13,7 @@
 
 #include "format/cgr.h"
 #include "format/cgr_names.h"
-#include "format/json_out.h"
+#include "format/text_out.h"
 #include "format/strtab.h"
 #include "util/u64map.h"
 
@@ -174,9 +174,9 @@ static int collect(struct cgr *g)
 static void put_ep(FILE *f, const struct cgr_ep *e)
 {
 	fputs("{\"path\":", f);
-	json_out__str(f, e->path);
+	text_out__json(f, e->path);
 	fputs(",\"qualname\":", f);
-	json_out__str(f, e->name);
+	text_out__json(f, e->name);
 	fprintf(f, ",\"line\":%" PRIu32 "}", e->line);
 }
 
@@ -187,7 +187,7 @@ static void emit(const struct cgr *g, FILE *f)
 							: "c";
 
 	fprintf(f, "{\"kind\":\"header\",\"version\":1,\"language\":\"%s\",\"repo_root\":", lang);
-	json_out__str(f, g->root);
+	text_out__json(f, g->root);
 	fputs(",\"tracer\":\"sledtrace\",\"sampled\":false}\n", f);
 	for (size_t i = 0; i < g->nedges; i++) {
 		fputs("{\"kind\":\"call\",\"caller\":", f);

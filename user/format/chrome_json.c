@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "format/chrome_json.h"
-#include "format/json_out.h"
+#include "format/text_out.h"
 #include "format/stats_line.h"
 #include "util/u64map.h"
 
@@ -41,7 +41,7 @@ static int cj_function(void *ctx, const struct trace_function *fn)
 		cj->nnames = n;
 	}
 	free(cj->names[fn->id]);
-	cj->names[fn->id] = json_out__quote(fn->name ? fn->name : "?");
+	cj->names[fn->id] = text_out__json_quote(fn->name ? fn->name : "?");
 	return cj->names[fn->id] ? 0 : -ENOMEM;
 }
 
@@ -64,7 +64,7 @@ static void meta(struct chrome_json *cj, const char *what, uint32_t pid, uint32_
 		"{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		",\"args\":{\"name\":",
 		what, pid, tid);
-	json_out__str(cj->f, name ? name : "");
+	text_out__json(cj->f, name ? name : "");
 	fputs("}}", cj->f);
 }
 
@@ -200,7 +200,7 @@ static int cj_finish(void *ctx)
 	stats_line__format(&cj->st, line, sizeof(line));
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tracer\":\"sledtrace\",\"stats\":",
 	      cj->f);
-	json_out__str(cj->f, line);
+	text_out__json(cj->f, line);
 	fprintf(cj->f, ",\"elided_calls\":%" PRIu64 "}}\n", cj->elided_calls);
 	return ferror(cj->f) ? -EIO : 0;
 }

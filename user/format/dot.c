@@ -9,6 +9,7 @@
 #include "format/dot.h"
 #include "format/stats_line.h"
 #include "util/u64map.h"
+#include "format/text_out.h"
 
 struct dot_fn {
 	uint32_t fid;
@@ -96,14 +97,9 @@ static void put_label(FILE *f, const char *s)
 
 static void put_ns(FILE *f, uint64_t ns)
 {
-	if (ns < 1000)
-		fprintf(f, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		fprintf(f, "%.3f us", ns / 1e3);
-	else if (ns < 1000000000)
-		fprintf(f, "%.3f ms", ns / 1e6);
-	else
-		fprintf(f, "%.3f s", ns / 1e9);
+	char buf[32];
+
+	fputs(text_out__ns(buf, sizeof(buf), ns, " "), f);
 }
 
 static void emit(const struct dot *d, const struct calltree *ct, FILE *f)

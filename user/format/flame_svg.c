@@ -11,6 +11,7 @@
 
 #include "format/flame_svg.h"
 #include "format/stats_line.h"
+#include "format/text_out.h"
 
 #define ROW 16
 #define TOP 40
@@ -104,14 +105,9 @@ static void color(const char *s, unsigned *r, unsigned *g, unsigned *b)
 
 static void put_ns(FILE *f, uint64_t ns)
 {
-	if (ns < 1000)
-		fprintf(f, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		fprintf(f, "%.3f us", ns / 1e3);
-	else if (ns < 1000000000)
-		fprintf(f, "%.3f ms", ns / 1e6);
-	else
-		fprintf(f, "%.3f s", ns / 1e9);
+	char buf[32];
+
+	fputs(text_out__ns(buf, sizeof(buf), ns, " "), f);
 }
 
 static void frame(struct fl *l, uint32_t i, double height)
