@@ -71,8 +71,8 @@ static void print_row(const struct xray_function *f, const struct symbol_info *s
 }
 
 static void print_table(const struct list_args *a, const struct elf_object *obj,
-			const struct xray_map *map, const struct symbols *syms,
-			const bool *selected, size_t nselected)
+			const struct xray_map *map, struct symbols *syms, const bool *selected,
+			size_t nselected)
 {
 	size_t entry = 0, exit = 0, tail = 0;
 	bool filtered = a->sel.n > 0;
@@ -93,7 +93,7 @@ static void print_table(const struct list_args *a, const struct elf_object *obj,
 			snprintf(exits, sizeof(exits), "%-6s",
 				 m == EXIT_URETPROBE ? "ret" : probe_plan__exit_name(m));
 		}
-		print_row(f, symbols__get(syms, f->id), exits);
+		print_row(f, symbols__locate(syms, f->id), exits);
 		entry += f->nentry;
 		exit += f->nexit;
 		tail += f->ntail;

@@ -223,10 +223,13 @@ static int meta_event(struct perfetto_writer *w, const char *name,
 
 int pw_write_elided(struct perfetto_writer *w, const struct pw_elided *e)
 {
-	const struct pw_func *f = &w->funcs[e->fid];
+	struct pw_func *f = &w->funcs[e->fid];
 	Perfetto__Protos__DebugAnnotation a[12];
 	size_t n = 0;
+	int err = pw_locate(w, f);
 
+	if (err)
+		return err;
 	a[n++] = uint_ann("pid", e->pid);
 	a[n++] = uint_ann("tid", e->tid);
 	a[n++] = uint_ann("track", PERFETTO_THREAD_UUID(e->index));

@@ -299,15 +299,18 @@ static const uint8_t inferred_annotation[] = {
 static int put_event(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, uint32_t fid,
 		     bool begin, bool inferred)
 {
-	const struct pw_func *f = begin ? &w->funcs[fid] : NULL;
+	struct pw_func *f = begin ? &w->funcs[fid] : NULL;
 	bool intern = begin && !is_interned(s, fid);
 	uint64_t delta = ts > s->last_ts ? ts - s->last_ts : 0;
-	size_t te = begin ? 2 + 1 + vlen(fid) + (f->file ? 2 + vlen(fid) : 0)
-			  : 2 + (inferred ? sizeof(inferred_annotation) : 0);
-	size_t pkt = 1 + vlen(delta) + 1 + vlen(s->seq_id) + 2 + 1 + vlen(te) + te;
-	size_t before;
+	size_t te, pkt, before;
 	uint8_t *p;
 	int err;
+
+	if (intern && f->locate && (err = pw_locate(w, f)))
+		return err;
+	te = begin ? 2 + 1 + vlen(fid) + (f->file ? 2 + vlen(fid) : 0)
+		   : 2 + (inferred ? sizeof(inferred_annotation) : 0);
+	pkt = 1 + vlen(delta) + 1 + vlen(s->seq_id) + 2 + 1 + vlen(te) + te;
 
 	/* Its own packet, ahead of the event: only on first use here. */
 	if (intern && (f->mangled || f->obj >= 0 || f->addr) &&
@@ -413,6 +416,30 @@ static int pw_function(void *ctx, const struct trace_function *fn)
 	f->name_len = (uint32_t)strlen(f->name);
 	f->file_len = f->file ? (uint32_t)strlen(f->file) : 0;
 	f->line = fn->line;
+	if (!fn->file && fn->locate) {
+		f->locate = fn->locate;
+		f->locate_ctx = fn->locate_ctx;
+		f->locate_key = fn->locate_key;
+	}
+	return 0;
+}
+
+/* A function's file and line are asked for when a sequence first uses it:
+ * the producer's lookup is too costly to make for every function known. */
+int pw_locate(struct perfetto_writer *w, struct pw_func *f)
+{
+	const char *file = NULL;
+	uint32_t line = 0;
+
+	if (!f->locate)
+		return 0;
+	if (!f->locate(f->locate_ctx, f->locate_key, &file, &line) && file) {
+		if (!(f->file = strdup(file)))
+			return w->err = -ENOMEM;
+		f->file_len = (uint32_t)strlen(f->file);
+		f->line = line;
+	}
+	f->locate = NULL;
 	return 0;
 }
 

@@ -28,9 +28,16 @@ struct pw_func {
 	char *mangled; /* NULL when unknown */
 	int32_t obj;   /* index into objs, -1 when unknown */
 	uint64_t addr; /* 0 when unknown */
+	/* Set until file and line are asked for (trace_function.locate). */
+	int (*locate)(void *ctx, uint64_t key, const char **file, uint32_t *line);
+	void *locate_ctx;
+	uint64_t locate_key;
 };
 
 /* An object functions live in: interned once per sequence as a Mapping. */
+/* Fills f->file and f->line from f->locate on first need; 0 or -ENOMEM. */
+int pw_locate(struct perfetto_writer *w, struct pw_func *f);
+
 struct pw_object {
 	char *path, *build_id;
 };

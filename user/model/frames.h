@@ -42,6 +42,14 @@ struct trace_function {
 	const char *object;   /* path of the object holding it, NULL when unknown */
 	const char *build_id; /* the object's GNU build-id in hex, NULL or "" when none */
 	uint64_t addr;	      /* its address in the object (ELF vaddr), 0 when unknown */
+	/* Optional, with file NULL: file and line are found by locate(ctx, key)
+	 * when a sink first needs them.  Finding them costs a DWARF read, and
+	 * a trace uses few of the functions it knows.  Returns 0 when found;
+	 * *file stays valid until the producer's data is freed, after the
+	 * sinks are finished. */
+	int (*locate)(void *ctx, uint64_t key, const char **file, uint32_t *line);
+	void *locate_ctx;
+	uint64_t locate_key;
 };
 
 struct trace_thread {

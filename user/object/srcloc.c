@@ -6,9 +6,11 @@
  * the .gnu_debuglink name next to the object, in its .debug/ subdirectory
  * and under /usr/lib/debug/<object's dir>/.  A function's location is its
  * declaration (DW_AT_decl_file/line, through abstract_origin and
- * specification), else the line-table row at its address.  The function
- * index is built on the first lookup, so opening is cheap for callers that
- * end up not asking. */
+ * specification), else the line-table row at its address.  Nothing is read
+ * before the first lookup, and then only the unit headers and the functions
+ * of the units that hold the addresses asked about: a trace asks about the
+ * functions it hit, and walking all of a large program's DWARF costs tens of
+ * milliseconds. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -35,16 +37,33 @@ struct sl_func {
 	uint32_t line;
 };
 
-/* Invariant: once indexed, funcs is sorted by lo and, among equal lo, the
- * entries with a file come first. */
+/* One compile unit.  Its functions are read on the first lookup that falls
+ * in its address ranges: a trace asks about the few functions it hit, so
+ * most units are never read.  Invariant: once indexed, funcs is sorted by
+ * lo and, among equal lo, the entries with a file come first. */
+struct sl_unit {
+	Dwarf_Die die; /* the unit holding the functions (split unit if any) */
+	bool indexed;
+	bool oom; /* the index holds what fit */
+	struct sl_func *funcs;
+	size_t n, cap;
+};
+
+/* An address range of a unit; a unit without ranges gets [0, max). */
+struct sl_range {
+	uint64_t lo, hi;
+	size_t unit;
+};
+
 struct srcloc {
 	Dwarf *dbg;   /* NULL when no DWARF was found */
 	int debug_fd; /* separate debug file, or -1 */
 	Elf *debug_elf;
-	bool indexed;
-	bool index_oom; /* the index holds what fit */
-	struct sl_func *funcs;
-	size_t n, cap;
+	bool scanned; /* units and ranges read */
+	struct sl_unit *units;
+	size_t nunits;
+	struct sl_range *ranges;
+	size_t nranges, rcap;
 };
 
 static bool has_units(Dwarf *dbg)
@@ -180,7 +199,10 @@ void srcloc__free(struct srcloc *sl)
 {
 	if (!sl)
 		return;
-	free(sl->funcs);
+	for (size_t i = 0; i < sl->nunits; i++)
+		free(sl->units[i].funcs);
+	free(sl->units);
+	free(sl->ranges);
 	if (sl->dbg)
 		dwarf_end(sl->dbg);
 	if (sl->debug_elf)
@@ -190,18 +212,18 @@ void srcloc__free(struct srcloc *sl)
 	free(sl);
 }
 
-static int push_func(struct srcloc *sl, const struct sl_func *fn)
+static int push_func(struct sl_unit *u, const struct sl_func *fn)
 {
-	if (sl->n == sl->cap) {
-		size_t cap = sl->cap ? sl->cap * 2 : 1024;
-		struct sl_func *v = realloc(sl->funcs, cap * sizeof(*v));
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 64;
+		struct sl_func *v = realloc(u->funcs, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		sl->funcs = v;
-		sl->cap = cap;
+		u->funcs = v;
+		u->cap = cap;
 	}
-	sl->funcs[sl->n++] = *fn;
+	u->funcs[u->n++] = *fn;
 	return 0;
 }
 
@@ -228,7 +250,7 @@ static const char *decl_file(Dwarf_Die *die)
 /* dwarf_getfuncs callback: one entry per address range of a definition. */
 static int add_func(Dwarf_Die *die, void *arg)
 {
-	struct srcloc *sl = arg;
+	struct sl_unit *u = arg;
 	struct sl_func fn = { .file = decl_file(die) };
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
@@ -241,8 +263,8 @@ static int add_func(Dwarf_Die *die, void *arg)
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		fn.lo = lo;
 		fn.hi = hi;
-		if (lo < hi && push_func(sl, &fn)) {
-			sl->index_oom = true;
+		if (lo < hi && push_func(u, &fn)) {
+			u->oom = true;
 			return DWARF_CB_ABORT;
 		}
 	}
@@ -258,48 +280,114 @@ static int cmp_func(const void *a, const void *b)
 	return (x->file == NULL) - (y->file == NULL);
 }
 
-static void build_index(struct srcloc *sl)
+static void index_unit(struct sl_unit *u)
+{
+	u->indexed = true;
+	dwarf_getfuncs(&u->die, add_func, u, 0);
+	if (u->n)
+		qsort(u->funcs, u->n, sizeof(*u->funcs), cmp_func);
+}
+
+static int push_range(struct srcloc *sl, uint64_t lo, uint64_t hi, size_t unit)
+{
+	if (sl->nranges == sl->rcap) {
+		size_t cap = sl->rcap ? sl->rcap * 2 : 256;
+		struct sl_range *v = realloc(sl->ranges, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sl->ranges = v;
+		sl->rcap = cap;
+	}
+	sl->ranges[sl->nranges++] = (struct sl_range){ lo, hi, unit };
+	return 0;
+}
+
+/* Reads only the unit headers and their address ranges: cheap next to
+ * reading every function DIE. */
+static int scan_unit(struct srcloc *sl, Dwarf_Die *cudie, Dwarf_Die *die)
+{
+	size_t idx = sl->nunits;
+	struct sl_unit *v = realloc(sl->units, (idx + 1) * sizeof(*v));
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	size_t before = sl->nranges;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	sl->units = v;
+	v[idx] = (struct sl_unit){ .die = *die };
+	sl->nunits++;
+	while (!err && (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0)
+		if (lo < hi)
+			err = push_range(sl, lo, hi, idx);
+	if (!err && sl->nranges == before)
+		err = push_range(sl, 0, UINT64_MAX, idx);
+	return err;
+}
+
+static void scan_units(struct srcloc *sl)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie, subdie;
 	uint8_t unit_type;
 	Dwarf_Half version;
 
-	sl->indexed = true;
+	sl->scanned = true;
 	while (dwarf_get_units(sl->dbg, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
 		Dwarf_Die *die = &cudie;
 
 		/* A skeleton's functions live in its split unit (.dwo). */
 		if (unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit)
 			die = &subdie;
-		dwarf_getfuncs(die, add_func, sl, 0);
-		if (sl->index_oom)
-			break;
+		if (scan_unit(sl, &cudie, die))
+			break; /* what fit is searched; the line table answers the rest */
 	}
-	if (sl->n)
-		qsort(sl->funcs, sl->n, sizeof(*sl->funcs), cmp_func);
 }
 
 /* The first entry of the last group whose lo <= vaddr, if it holds vaddr. */
-static const struct sl_func *find_func(const struct srcloc *sl, uint64_t vaddr)
+static const struct sl_func *find_func(const struct sl_unit *u, uint64_t vaddr)
 {
-	size_t lo = 0, hi = sl->n;
+	size_t lo = 0, hi = u->n;
 	uint64_t start;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (sl->funcs[mid].lo <= vaddr)
+		if (u->funcs[mid].lo <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
 		return NULL;
-	start = sl->funcs[lo - 1].lo;
-	while (lo > 1 && sl->funcs[lo - 2].lo == start)
+	start = u->funcs[lo - 1].lo;
+	while (lo > 1 && u->funcs[lo - 2].lo == start)
 		lo--;
-	return vaddr < sl->funcs[lo - 1].hi ? &sl->funcs[lo - 1] : NULL;
+	return vaddr < u->funcs[lo - 1].hi ? &u->funcs[lo - 1] : NULL;
+}
+
+/* Across the units whose ranges hold vaddr, the function starting last at
+ * or before it (one with a declaration first): what one index of all
+ * units would answer. */
+static const struct sl_func *find_in_units(struct srcloc *sl, uint64_t vaddr)
+{
+	const struct sl_func *best = NULL;
+
+	for (size_t i = 0; i < sl->nranges; i++) {
+		struct sl_unit *u = &sl->units[sl->ranges[i].unit];
+		const struct sl_func *fn;
+
+		if (vaddr < sl->ranges[i].lo || vaddr >= sl->ranges[i].hi)
+			continue;
+		if (!u->indexed)
+			index_unit(u);
+		fn = find_func(u, vaddr);
+		if (fn && (!best || fn->lo > best->lo || (fn->lo == best->lo && !best->file)))
+			best = fn;
+	}
+	return best;
 }
 
 static int line_table_lookup(struct srcloc *sl, uint64_t vaddr, const char **file, uint32_t *line)
@@ -326,9 +414,9 @@ int srcloc__lookup(struct srcloc *sl, uint64_t vaddr, const char **file, uint32_
 
 	if (!sl || !sl->dbg)
 		return -ENOENT;
-	if (!sl->indexed)
-		build_index(sl);
-	fn = find_func(sl, vaddr);
+	if (!sl->scanned)
+		scan_units(sl);
+	fn = find_in_units(sl, vaddr);
 	if (fn && fn->file) {
 		*file = fn->file;
 		*line = fn->line;

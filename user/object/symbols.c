@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* symbols.c: display names and source locations of an object's XRay
- * functions, resolved once so that writers and reports only index by id.
+ * functions, names resolved once so that writers and reports only index by
+ * id, source locations on demand (they cost a DWARF read).
  * Raw names point into the elf_object, so a symbols table must be freed
  * before the object it was loaded from. */
 #include "object/symbols.h"
@@ -18,6 +19,8 @@
 struct symbols {
 	struct symbol_info *infos; /* infos[id - 1] */
 	char **owned;		   /* per id: the name buffer to free, or NULL */
+	bool *located;		   /* per id: file and line looked up */
+	uint64_t *addrs;	   /* per id: the function's address */
 	size_t n;
 	struct srcloc *sl; /* owns the file strings */
 };
@@ -64,12 +67,15 @@ static int name_function(struct symbols *syms, size_t i, const struct elf_object
 	return 0;
 }
 
-static void locate_function(struct symbols *syms, size_t i, const struct xray_function *f)
+static void locate_function(struct symbols *syms, size_t i)
 {
 	const char *file = NULL;
 	uint32_t line = 0;
 
-	if (syms->sl && !srcloc__lookup(syms->sl, f->addr, &file, &line)) {
+	if (syms->located[i])
+		return;
+	syms->located[i] = true;
+	if (syms->sl && !srcloc__lookup(syms->sl, syms->addrs[i], &file, &line)) {
 		syms->infos[i].file = file;
 		syms->infos[i].line = line;
 	}
@@ -133,6 +139,7 @@ static int disambiguate(struct symbols *syms, const struct xray_map *map, bool b
 
 		if (!dup[i])
 			continue;
+		locate_function(syms, i);
 		n = distinct_name(&syms->infos[i], &map->funcs[i], by_address);
 		if (!n) {
 			ret = -ENOMEM;
@@ -162,14 +169,15 @@ int symbols__load(struct elf_object *obj, const struct xray_map *map,
 		syms->n = map->nfuncs;
 		syms->infos = calloc(map->nfuncs ? map->nfuncs : 1, sizeof(*syms->infos));
 		syms->owned = calloc(map->nfuncs ? map->nfuncs : 1, sizeof(*syms->owned));
+		syms->located = calloc(map->nfuncs ? map->nfuncs : 1, sizeof(*syms->located));
+		syms->addrs = calloc(map->nfuncs ? map->nfuncs : 1, sizeof(*syms->addrs));
 	}
-	if (!syms || !syms->infos || !syms->owned ||
+	if (!syms || !syms->infos || !syms->owned || !syms->located || !syms->addrs ||
 	    (!opts->no_srcloc && !(syms->sl = srcloc__open(obj))))
 		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < map->nfuncs; i++) {
+		syms->addrs[i] = map->funcs[i].addr;
 		ret = name_function(syms, i, obj, &map->funcs[i], opts);
-		if (!ret)
-			locate_function(syms, i, &map->funcs[i]);
 	}
 	if (!ret)
 		ret = disambiguate(syms, map, false);
@@ -192,6 +200,8 @@ void symbols__free(struct symbols *syms)
 	for (size_t i = 0; syms->owned && i < syms->n; i++)
 		free(syms->owned[i]);
 	free(syms->owned);
+	free(syms->located);
+	free(syms->addrs);
 	free(syms->infos);
 	if (syms->sl)
 		srcloc__free(syms->sl);
@@ -202,5 +212,13 @@ const struct symbol_info *symbols__get(const struct symbols *syms, uint32_t id)
 {
 	if (!syms || id == 0 || id > syms->n)
 		return NULL;
+	return &syms->infos[id - 1];
+}
+
+const struct symbol_info *symbols__locate(struct symbols *syms, uint32_t id)
+{
+	if (!syms || id == 0 || id > syms->n)
+		return NULL;
+	locate_function(syms, id - 1);
 	return &syms->infos[id - 1];
 }

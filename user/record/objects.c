@@ -197,6 +197,19 @@ static int note_names(struct object_set *s, size_t from)
 	return 0;
 }
 
+/* trace_function.locate: a function's source location, read from DWARF
+ * only when the writer first uses the function. */
+static int locate_function(void *ctx, uint64_t id, const char **file, uint32_t *line)
+{
+	const struct symbol_info *si = symbols__locate(ctx, (uint32_t)id);
+
+	if (!si || !si->file)
+		return -ENOENT;
+	*file = si->file;
+	*line = si->line;
+	return 0;
+}
+
 static int register_object(struct traced_object *o, struct u64map *names, struct frame_builder *fb)
 {
 	const char *base = strrchr(o->path, '/');
@@ -210,12 +223,13 @@ static int register_object(struct traced_object *o, struct u64map *names, struct
 		struct trace_function fn = {
 			.id = o->fid_base + id,
 			.name = si->name,
-			.file = si->file,
-			.line = si->line,
 			.mangled = si->mangled,
 			.object = abs ? abs : o->path,
 			.build_id = elf_object__build_id(o->elf),
 			.addr = o->map->funcs[id - 1].addr,
+			.locate = locate_function,
+			.locate_ctx = o->syms,
+			.locate_key = id,
 		};
 		char *shown = NULL;
 		uint64_t v = 1;
