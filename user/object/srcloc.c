@@ -280,10 +280,41 @@ static int cmp_func(const void *a, const void *b)
 	return (x->file == NULL) - (y->file == NULL);
 }
 
+static bool is_c(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A C unit from clang defines functions only as children of the unit (no
+ * nested functions): reading those skips the function bodies that
+ * dwarf_getfuncs walks into, which is most of the unit. */
+static void index_c_unit(struct sl_unit *u)
+{
+	Dwarf_Die die;
+	int r = dwarf_child(&u->die, &die);
+
+	while (r == 0) {
+		if (dwarf_tag(&die) == DW_TAG_subprogram && add_func(&die, u) != DWARF_CB_OK)
+			break;
+		r = dwarf_siblingof(&die, &die);
+	}
+}
+
 static void index_unit(struct sl_unit *u)
 {
 	u->indexed = true;
-	dwarf_getfuncs(&u->die, add_func, u, 0);
+	if (is_c(&u->die))
+		index_c_unit(u);
+	else
+		dwarf_getfuncs(&u->die, add_func, u, 0);
 	if (u->n)
 		qsort(u->funcs, u->n, sizeof(*u->funcs), cmp_func);
 }
