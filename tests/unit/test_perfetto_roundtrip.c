@@ -5,7 +5,8 @@
  * same stream counted directly (with the writer's depth cap applied), so
  * every count, timestamp, name, identity (object, build-id, mangled name,
  * address), stat and elided record must survive, and a reused tid must
- * come back as a thread of its own.
+ * come back as a thread of its own, and a source location asked for
+ * lazily must be asked once, for used functions only, and come back.
  * Damaged files (truncated, byte-flipped, not a trace) must fail cleanly. */
 #include <errno.h>
 #include <fcntl.h>
@@ -495,6 +496,82 @@ static void test_reused_tid(void **state)
 	unlink(path);
 }
 
+/* trace_function.locate: asked once per function, only for the functions
+ * a trace uses and only when no file was given; what it answers is the
+ * source location read back. */
+static int locate_calls[8];
+
+static int fake_locate(void *ctx, uint64_t key, const char **file, uint32_t *line)
+{
+	(void)ctx;
+	locate_calls[key]++;
+	if (key != 1)
+		return -ENOENT;
+	*file = "src/a.c";
+	*line = 10;
+	return 0;
+}
+
+static void test_lazy_locate(void **state)
+{
+	char path[] = "/tmp/sledtrace-locate-XXXXXX";
+	struct counts *got = calloc(1, sizeof(*got));
+	struct trace_function fns[4] = {
+		{ .id = 1, .name = "found", .locate = fake_locate, .locate_key = 1 },
+		{ .id = 2, .name = "unknown", .locate = fake_locate, .locate_key = 2 },
+		{ .id = 3, .name = "unused", .locate = fake_locate, .locate_key = 3 },
+		{ .id = 4,
+		  .name = "given",
+		  .file = "g.c",
+		  .line = 7,
+		  .locate = fake_locate,
+		  .locate_key = 4 },
+	};
+	const uint32_t used[] = { 1, 2, 4 };
+	struct perfetto_writer *w;
+	struct frame_builder *fb;
+	struct frame_sink sink;
+	struct fb_thread *t[2];
+	int fd = mkstemp(path);
+
+	(void)state;
+	memset(locate_calls, 0, sizeof(locate_calls));
+	assert_true(fd >= 0 && got);
+	assert_int_equal(perfetto_writer__new(fd, NULL, &w), 0);
+	sink = perfetto_writer__sink(w);
+	assert_non_null(fb = frame_builder__new(&sink));
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(frame_builder__function(fb, &fns[i]), 0);
+	assert_int_equal(locate_calls[1] + locate_calls[2] + locate_calls[3], 0);
+	assert_int_equal(frame_builder__thread(fb, 100, 101, "a", "app", NULL, &t[0]), 0);
+	assert_int_equal(frame_builder__thread(fb, 100, 102, "b", "app", NULL, &t[1]), 0);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 3; i++) {
+			uint64_t ts = BASE_TS + (uint64_t)(k * 100 + i * 10);
+
+			assert_int_equal(frame_builder__enter(fb, t[k], used[i], ts, 0), 0);
+			assert_int_equal(frame_builder__leave(fb, t[k], ts + 5, FRAME_RETURNED), 0);
+		}
+	assert_int_equal(frame_builder__finish(fb, NULL), 0);
+	frame_builder__free(fb);
+	perfetto_writer__free(w);
+	close(fd);
+	assert_int_equal(locate_calls[1], 1);
+	assert_int_equal(locate_calls[2], 1);
+	assert_int_equal(locate_calls[3], 0);
+	assert_int_equal(locate_calls[4], 0);
+	read_into(path, got);
+	assert_string_equal(got->file[id_by_name(got, "found")], "src/a.c");
+	assert_int_equal(got->line[id_by_name(got, "found")], 10);
+	assert_null(got->file[id_by_name(got, "unknown")]);
+	assert_string_equal(got->file[id_by_name(got, "given")], "g.c");
+	assert_int_equal(got->line[id_by_name(got, "given")], 7);
+	assert_int_equal(got->calls[id_by_name(got, "found")], 2);
+	counts_free(got);
+	free(got);
+	unlink(path);
+}
+
 static void test_write_error(void **state)
 {
 	struct perfetto_writer *w = NULL;
@@ -555,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_plain),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_reused_tid),
+		cmocka_unit_test(test_lazy_locate),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_speed),
 	};
