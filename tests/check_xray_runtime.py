@@ -8,7 +8,9 @@ XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic", the runtime rewrites
 every sled before main and sledtrace's probes on them never fire: record
 must still run the program unharmed (its exit status and output) and end
 with one warning line naming patch_premain, even with --quiet.  Run without
-XRAY_OPTIONS the same binary is traced with exact counts and no warning.
+XRAY_OPTIONS the same binary is traced with exact counts and no warning,
+through rewritten sleds: a linked runtime that is not told to patch never
+touches them.
 Runs in a temporary directory: the runtime writes xray-log files into its
 working directory.
 
@@ -60,6 +62,11 @@ def main():
                             % (counts, traced))
         if lines:
             problems.append("unexpected lines without XRAY_OPTIONS: %s" % lines)
+        v = subprocess.run([st, "record", "-v", "-o", "/dev/null", "--", fixture], cwd=work,
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, timeout=120).stderr
+        if "exits: rewritten sleds" not in v:
+            problems.append("without XRAY_OPTIONS the sleds were not rewritten:\n" + v)
         env["XRAY_OPTIONS"] = "patch_premain=true xray_mode=xray-basic"
         status, counts2, traced, lines = record(st, fixture, work, env)
         print("patch_premain=true: exit %d, trace %s, %s" % (status, traced, lines))

@@ -13,7 +13,6 @@
 #include <linux/magic.h>
 
 #include "object/sled_patch.h"
-#include "object/xray_runtime.h"
 #include "probe/launch.h"
 #include "probe/sled_rewrite.h"
 
@@ -130,11 +129,6 @@ int sled_rewrite__new(const struct elf_object *obj, const struct xray_map *map,
 	int err;
 
 	*out = NULL;
-	/* The runtime patches sleds itself, expecting the original bytes. */
-	if (xray_runtime__check(obj, NULL) != XRAY_RUNTIME_NONE) {
-		snprintf(why, whylen, "it links the XRay runtime, which patches sleds itself");
-		return -ENOTSUP;
-	}
 	rw = calloc(1, sizeof(*rw));
 	if (!rw) {
 		snprintf(why, whylen, "%s", strerror(ENOMEM));
