@@ -80,7 +80,7 @@ static void test_max_depth(void **state)
 			    "< 0 2 2 @101-106 ret\n"
 			    "< 0 1 1 @100-107 ret\n"
 			    "E 0\n"
-			    "S max_depth_dropped=5\n"
+			    "S max_depth_dropped=5 probe_cost_ns=1\n"
 			    "F\n");
 }
 
@@ -112,7 +112,7 @@ static void test_min_duration(void **state)
 			    "< 0 2 3 @6-30 ret\n"
 			    "< 0 1 1 @0-40 ret\n"
 			    "E 0\n"
-			    "S unfinished=1 short_dropped=2\n"
+			    "S unfinished=1 short_dropped=2 probe_cost_ns=4\n" /* from dropped calls too */
 			    "F\n");
 	assert_int_equal(r.log.st.short_dropped, 2); /* what the sink below gets */
 }
@@ -152,7 +152,7 @@ static void test_threads_and_both_limits(void **state)
 			    "< 2 1 4 @30-45 ret\n"
 			    "E 1\n"
 			    "E 2\n"
-			    "S max_depth_dropped=1 short_dropped=1\n"
+			    "S max_depth_dropped=1 short_dropped=1 probe_cost_ns=1\n"
 			    "F\n");
 }
 

@@ -41,7 +41,7 @@ static void test_enter_leave_order(void **state)
 			    "< 0 2 2 @110-120 ret\n"
 			    "< 0 1 1 @100-130 tail\n"
 			    "E 0\n"
-			    "S events=9\n"
+			    "S events=9 probe_cost_ns=10\n" /* the leaf, not main */
 			    "F\n");
 	frame_builder__free(fb);
 }
@@ -135,7 +135,7 @@ static void test_end_thread_reused_tid(void **state)
 			    "> 1 1 3 @200\n"
 			    "< 1 1 3 @200-210 ret\n"
 			    "E 1\n"
-			    "S unfinished=2\n"
+			    "S unfinished=2 probe_cost_ns=10\n" /* unfinished: not a measure */
 			    "F\n");
 	assert_int_equal(st.unfinished, 2);
 	frame_builder__free(fb);

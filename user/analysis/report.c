@@ -85,6 +85,7 @@ static void thread_release(void *slot)
 	struct rthread *t = slot;
 
 	free(t->child);
+	free(t->probes);
 	free(t->active);
 }
 
@@ -126,10 +127,18 @@ static int rp_enter(void *ctx, const struct trace_thread *th, const struct frame
 	struct rthread *t = thread_slots__get(&r->threads, th);
 	uint32_t fid = stack[depth - 1].fid;
 
-	if (!t || grow((void **)&t->child, &t->nchild, depth, sizeof(*t->child)) ||
+	size_t nchild;
+
+	if (!t)
+		return -ENOMEM;
+	nchild = t->nchild;
+	/* probes first: it may outgrow nchild, never fall short of it */
+	if (grow((void **)&t->probes, &nchild, depth, sizeof(*t->probes)) ||
+	    grow((void **)&t->child, &t->nchild, depth, sizeof(*t->child)) ||
 	    grow((void **)&t->active, &t->nactive, (size_t)fid + 1, sizeof(*t->active)))
 		return -ENOMEM;
 	t->child[depth - 1] = 0;
+	t->probes[depth - 1] = (struct comp_depth){ 0 };
 	t->active[fid]++;
 	return 0;
 }
@@ -152,10 +161,14 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 	const struct frame *f = &stack[depth - 1];
 	uint64_t dur = end_ns > f->begin_ns ? end_ns - f->begin_ns : 0;
 	struct row *row = row_of(r, group_of(r, th), f->fid);
+	uint64_t hits, self_hits;
 
 	(void)how;
 	if (!t || !row || depth > t->nchild || f->fid >= t->nactive)
 		return -ENOMEM;
+	hits = comp__leave(&t->probes[depth - 1], depth > 1 ? &t->probes[depth - 2] : NULL,
+			   &self_hits);
+	row->self_probes += self_hits;
 	if (!row->hist && !(row->hist = calloc(1, sizeof(*row->hist))))
 		return -ENOMEM;
 	row->calls++;
@@ -163,8 +176,10 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 	measure(row, dur);
 	if (depth > 1)
 		t->child[depth - 2] += dur;
-	if (t->active[f->fid] && !--t->active[f->fid])
+	if (t->active[f->fid] && !--t->active[f->fid]) {
 		row->total += dur;
+		row->total_probes += hits;
+	}
 	if ((r->o.callers || r->o.callees) &&
 	    add_edge(r, depth > 1 ? stack[depth - 2].fid : 0, f->fid, dur))
 		return -ENOMEM;
@@ -191,10 +206,27 @@ static int rp_thread_end(void *ctx, const struct trace_thread *th)
 	return 0;
 }
 
+/* The probe cost is known once the trace is read, so compensation is
+ * applied to each row's sums here: clamped per row, not per call. */
 static int rp_stats(void *ctx, const struct trace_stats *st)
 {
-	((struct report *)ctx)->st = *st;
+	struct report *r = ctx;
+
+	r->st = *st;
+	if (r->o.times != REPORT_TIMES_COMPENSATED)
+		return 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct row *row = &r->rows[i];
+
+		row->total = comp__apply(row->total, row->total_probes, st->probe_cost_ns);
+		row->self = comp__apply(row->self, row->self_probes, st->probe_cost_ns);
+	}
 	return 0;
+}
+
+const char *report__times_name(enum report_times t)
+{
+	return t == REPORT_TIMES_COMPENSATED ? "compensated" : "raw";
 }
 
 static const struct frame_sink_ops rp_ops = {

@@ -22,6 +22,9 @@ enum report_sort {
 	REPORT_SORT_MAX,
 };
 enum report_format { REPORT_TABLE, REPORT_TSV, REPORT_CSV, REPORT_JSON };
+/* Raw: as the timestamps say.  Compensated: less the probe cost of every
+ * probe hit inside (report_comp.h); min/avg/percentiles stay raw. */
+enum report_times { REPORT_TIMES_RAW, REPORT_TIMES_COMPENSATED };
 
 struct report_opts {
 	bool by_thread;
@@ -33,7 +36,11 @@ struct report_opts {
 	const char *callers;  /* print the callers of this function instead */
 	const char *callees;  /* print the callees of this function instead */
 	uint32_t width;	      /* table: columns to fit (names elided); 0: no limit */
+	enum report_times times;
 };
+
+/* "raw" or "compensated", as every output names them. */
+const char *report__times_name(enum report_times t);
 
 struct report;
 

@@ -9,6 +9,7 @@
 
 #include "analysis/histogram.h"
 #include "analysis/report.h"
+#include "analysis/report_comp.h"
 #include "model/thread_slots.h"
 #include "util/u64map.h"
 
@@ -19,6 +20,8 @@ struct row {
 	uint64_t measured; /* calls with a duration */
 	uint64_t elided;   /* calls a writer elided: counted, never timed */
 	uint64_t total, self, dur_sum, min, max;
+	/* Probe hits inside total and inside self (report_comp.h). */
+	uint64_t total_probes, self_probes;
 	struct histogram *hist;
 };
 
@@ -36,6 +39,7 @@ struct rgroup {
 /* Per traced thread: what a leave needs to split time. */
 struct rthread {
 	uint64_t *child;  /* by depth: inclusive time of finished children */
+	struct comp_depth *probes; /* by depth: probe hits of finished children */
 	uint32_t *active; /* by fid: open activations */
 	size_t nchild, nactive;
 };

@@ -241,10 +241,11 @@ void report__put_stats(const struct report *r, FILE *f)
 		return;
 	}
 	stats_line__format(&r->st, line, sizeof(line));
+	/* Which times the rows show travels with the stats in every format. */
 	if (r->o.format == REPORT_TABLE)
-		fprintf(f, "\nstats: %s\n", line);
+		fprintf(f, "\nstats: %s times=%s\n", line, report__times_name(r->o.times));
 	else
-		fprintf(f, "# stats: %s\n", line);
+		fprintf(f, "# stats: %s times=%s\n", line, report__times_name(r->o.times));
 }
 
 static int print_rows(struct pr *p)
@@ -264,8 +265,10 @@ static int print_rows(struct pr *p)
 	if (r->o.top && r->o.top < n)
 		n = r->o.top;
 	if (r->o.format == REPORT_JSON)
-		fprintf(p->f, "{\"schema\":\"sledtrace.report/1\",\"group\":\"%s\",\"rows\":[",
-			group_word(r));
+		fprintf(p->f,
+			"{\"schema\":\"sledtrace.report/1\",\"group\":\"%s\",\"times\":\"%s\","
+			"\"rows\":[",
+			group_word(r), report__times_name(r->o.times));
 	else if (r->o.format == REPORT_TABLE)
 		table_header(p);
 	else

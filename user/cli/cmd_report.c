@@ -17,10 +17,12 @@
 
 _Static_assert(sizeof(enum report_format) == sizeof(int), "CLI_ENUM stores an int");
 _Static_assert(sizeof(enum report_sort) == sizeof(int), "CLI_ENUM stores an int");
+_Static_assert(sizeof(enum report_times) == sizeof(int), "CLI_ENUM stores an int");
 
 /* In enum report_format's and enum report_sort's order. */
 static const char *const format_names[] = { "table", "tsv", "csv", "json", NULL };
 static const char *const sort_names[] = { "calls", "total", "self", "name", "avg", "max", NULL };
+static const char *const times_names[] = { "raw", "compensated", NULL };
 
 static const struct cli_option options[] = {
 	CLI_ENUM(0, "sort", S, sort, sort_names, "KEY", "calls",
@@ -37,6 +39,9 @@ static const struct cli_option options[] = {
 	CLI_ENUM(0, "format", S, format, format_names, "FORMAT", "table",
 		 "an aligned table fitted to the terminal, tab- or comma-separated values, or "
 		 "JSON (schemas: docs/exports.md)"),
+	CLI_ENUM(0, "times", S, times, times_names, "KIND", "raw",
+		 "total and self as measured, or less the probe cost calibrated from the run "
+		 "for every probe hit inside them"),
 	CLI_END,
 };
 

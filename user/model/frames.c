@@ -30,6 +30,7 @@ struct fb_thread {
 	uint32_t cap;
 	uint64_t last_ts; /* where finish() closes what is still open */
 	bool ended;
+	bool top_is_leaf; /* nothing entered since the top frame did */
 };
 
 struct frame_builder {
@@ -41,6 +42,7 @@ struct frame_builder {
 	uint32_t nprocs;
 	struct fb_thread *cached; /* consecutive events usually share a thread */
 	uint64_t unmatched, inferred, unfinished;
+	uint64_t leaf_min; /* shortest measured leaf call, UINT64_MAX: none */
 	bool finished;
 };
 
@@ -57,6 +59,7 @@ struct frame_builder *frame_builder__new(const struct frame_sink *sink)
 	if (!fb)
 		return NULL;
 	fb->sink = *sink;
+	fb->leaf_min = UINT64_MAX;
 	return fb;
 }
 
@@ -226,9 +229,25 @@ int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t
 	if (t->depth == t->cap && (err = grow_stack(t)))
 		return err;
 	t->stack[t->depth++] = (struct frame){ .fid = fid, .begin_ns = ts, .sp = sp };
+	t->top_is_leaf = true;
 	if (ts > t->last_ts)
 		t->last_ts = ts;
 	return fb->sink.ops->enter(fb->sink.ctx, &t->th, t->stack, t->depth);
+}
+
+/* The shortest measured call that called nothing traced is an empty
+ * function's duration at most: what the probes themselves add between the
+ * two timestamps of a call.  That is the run's own calibration of the
+ * probe cost (docs/DESIGN.md, "Probe cost"). */
+static void note_leaf(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
+		      enum frame_end how)
+{
+	const struct frame *f = &t->stack[t->depth - 1];
+
+	if (t->top_is_leaf && how == FRAME_RETURNED && ts >= f->begin_ns &&
+	    ts - f->begin_ns < fb->leaf_min)
+		fb->leaf_min = ts - f->begin_ns;
+	t->top_is_leaf = false;
 }
 
 int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
@@ -246,6 +265,7 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
 		fb->inferred++;
 	else if (how == FRAME_UNFINISHED)
 		fb->unfinished++;
+	note_leaf(fb, t, ts, how);
 	err = fb->sink.ops->leave(fb->sink.ctx, &t->th, t->stack, t->depth, ts, how);
 	t->depth--;
 	return err;
@@ -324,6 +344,8 @@ int frame_builder__finish(struct frame_builder *fb, struct trace_stats *st)
 	st->unmatched_exits += fb->unmatched;
 	st->inferred_exits += fb->inferred;
 	st->unfinished += fb->unfinished;
+	if (!st->probe_cost_ns && fb->leaf_min != UINT64_MAX)
+		st->probe_cost_ns = fb->leaf_min;
 	if (fb->sink.ops->stats && (err = fb->sink.ops->stats(fb->sink.ctx, st)))
 		return err;
 	return fb->sink.ops->finish ? fb->sink.ops->finish(fb->sink.ctx) : 0;

@@ -20,6 +20,9 @@ struct trace_stats {
 	uint64_t max_depth_dropped; /* calls deeper than --max-depth */
 	uint64_t short_dropped;	    /* calls shorter than --min-duration */
 	uint64_t ignored_sleds;	    /* sled kinds sledtrace does not probe */
+	/* Not a count: the probe cost calibrated from the run, in ns per probe
+	 * hit - the shortest measured leaf call (frame_builder__finish). */
+	uint64_t probe_cost_ns;
 };
 
 struct trace_stat_field {

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* report_comp.h: the arithmetic of overhead-compensated times.  Every
+ * traced call costs a probe hit at its entry and one at its exit, and that
+ * cost lands inside the frames that enclose it.  Counting the hits inside
+ * each frame lets a consumer take cost x hits out of it once the cost is
+ * known (trace_stats.probe_cost_ns, calibrated from the run):
+ *   hits in total = 1 (its own exit) + for each direct child
+ *                   (1 entry + the child's hits in total)
+ *   hits in self  = hits in total - children's hits in total
+ *                 = 1 + direct children (their entries)
+ * Compensated time = raw - cost x hits, clamped at 0. */
+#ifndef SLEDTRACE_REPORT_COMP_H
+#define SLEDTRACE_REPORT_COMP_H
+
+#include <stdint.h>
+
+/* What an open frame has collected from its finished children. */
+struct comp_depth {
+	uint64_t hits;	   /* probe hits inside the finished children, with theirs */
+	uint64_t children; /* direct children finished */
+};
+
+/* A frame ends: *own is what it collected (reset for the next frame at
+ * that depth by comp__enter), parent the frame below or NULL.  Returns its
+ * hits in total; *self_hits gets its hits in self. */
+static inline uint64_t comp__leave(const struct comp_depth *own, struct comp_depth *parent,
+				   uint64_t *self_hits)
+{
+	uint64_t hits = 1 + own->hits;
+
+	*self_hits = 1 + own->children;
+	if (parent) {
+		parent->hits += 1 + hits;
+		parent->children++;
+	}
+	return hits;
+}
+
+/* raw less cost per hit, clamped at 0. */
+static inline uint64_t comp__apply(uint64_t raw, uint64_t hits, uint64_t cost_ns)
+{
+	if (cost_ns && hits > UINT64_MAX / cost_ns)
+		return 0;
+	return raw > hits * cost_ns ? raw - hits * cost_ns : 0;
+}
+
+#endif
