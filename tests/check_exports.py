@@ -422,10 +422,10 @@ def case_report(ctx):
             raise CheckFailed("percentiles out of order: %r" % r)
     stats = "# stats: " + " ".join("%s=%d" % kv for kv in ctx.stats.items())
     for fmt in ("tsv", "csv"):
-        if rep("--format=" + fmt).splitlines()[-1] != stats:
+        if rep("--format=" + fmt).splitlines()[-1] != stats + " times=raw":
             raise CheckFailed("%s does not end with %r" % (fmt, stats))
-    if "\nstats: " + stats[9:] not in rep():
-        raise CheckFailed("the table lacks the stats line")
+    if "\nstats: " + stats[9:] + "\ntimes: raw\n" not in rep():
+        raise CheckFailed("the table lacks the stats and times lines")
     top = json.loads(rep("--format=json", "--top=2", "--sort=self"))["rows"]
     want = sorted(ctx.rows.values(), key=lambda r: (-r["self_ns"], r["function"]))[:2]
     if [r["function"] for r in top] != [r["function"] for r in want]:

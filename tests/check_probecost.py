@@ -67,8 +67,9 @@ def main():
             if js["stats"]["probe_cost_ns"] <= 0:
                 fail("no probe cost calibrated: %s" % js["stats"])
             got[times] = rows["outer"]["self_ns"]
-            for fmt in ("table", "tsv", "csv"):
-                if "times=%s\n" % times not in report(a.sledtrace, trace, times, fmt):
+            for fmt, say in (("table", "\ntimes: %s\n"), ("tsv", " times=%s\n"),
+                             ("csv", " times=%s\n")):
+                if say % times not in report(a.sledtrace, trace, times, fmt):
                     fail("%s output does not say times=%s" % (fmt, times))
         err_raw = abs(got["raw"] - real)
         err_comp = abs(got["compensated"] - real)

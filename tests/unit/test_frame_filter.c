@@ -105,15 +105,16 @@ static void test_min_duration(void **state)
 	enter(&r, t, 4, 50);
 	assert_int_equal(frame_builder__end_thread(r.fb, t, 55), 0);
 	rig_close(&r, &st);
-	assert_string_equal(r.log.buf,
-			    "T 0 1/1 p0 t\n"
-			    "> 0 1 1 @0\n"
-			    "> 0 2 3 @6\n"
-			    "< 0 2 3 @6-30 ret\n"
-			    "< 0 1 1 @0-40 ret\n"
-			    "E 0\n"
-			    "S unfinished=1 short_dropped=2 probe_cost_ns=4\n" /* from dropped calls too */
-			    "F\n");
+	assert_string_equal(
+		r.log.buf,
+		"T 0 1/1 p0 t\n"
+		"> 0 1 1 @0\n"
+		"> 0 2 3 @6\n"
+		"< 0 2 3 @6-30 ret\n"
+		"< 0 1 1 @0-40 ret\n"
+		"E 0\n"
+		"S unfinished=1 short_dropped=2 probe_cost_ns=4\n" /* from dropped calls too */
+		"F\n");
 	assert_int_equal(r.log.st.short_dropped, 2); /* what the sink below gets */
 }
 

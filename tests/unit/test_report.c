@@ -126,10 +126,12 @@ static void test_table_stats(void **state)
 		       "       MAX  SHARE  FUNCTION\n"
 		       "         7       30ns       30ns      10ns      15ns      10ns      20ns"
 		       "      20ns  10.3%  g\n"));
-	assert_non_null(strstr(text,
-			       "\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
-			       "inferred_exits=0 unfinished=0 depth_capped=0 "
-			       "max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 times=raw\n"));
+	assert_non_null(
+		strstr(text,
+		       "\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
+		       "inferred_exits=0 unfinished=0 depth_capped=0 "
+		       "max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10\n"
+		       "times: raw\n"));
 	free(text);
 }
 
@@ -183,8 +185,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_function),	     cmocka_unit_test(test_sort_total),
 		cmocka_unit_test(test_by_thread_reused_tid), cmocka_unit_test(test_by_thread),
-		cmocka_unit_test(test_table_stats),
-		cmocka_unit_test(test_compensated),	     cmocka_unit_test(test_comp_arithmetic),
+		cmocka_unit_test(test_table_stats),	     cmocka_unit_test(test_compensated),
+		cmocka_unit_test(test_comp_arithmetic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,9 +38,9 @@ struct rgroup {
 
 /* Per traced thread: what a leave needs to split time. */
 struct rthread {
-	uint64_t *child;  /* by depth: inclusive time of finished children */
+	uint64_t *child;	   /* by depth: inclusive time of finished children */
 	struct comp_depth *probes; /* by depth: probe hits of finished children */
-	uint32_t *active; /* by fid: open activations */
+	uint32_t *active;	   /* by fid: open activations */
 	size_t nchild, nactive;
 };
 

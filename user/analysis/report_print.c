@@ -243,7 +243,7 @@ void report__put_stats(const struct report *r, FILE *f)
 	stats_line__format(&r->st, line, sizeof(line));
 	/* Which times the rows show travels with the stats in every format. */
 	if (r->o.format == REPORT_TABLE)
-		fprintf(f, "\nstats: %s times=%s\n", line, report__times_name(r->o.times));
+		fprintf(f, "\nstats: %s\ntimes: %s\n", line, report__times_name(r->o.times));
 	else
 		fprintf(f, "# stats: %s times=%s\n", line, report__times_name(r->o.times));
 }
