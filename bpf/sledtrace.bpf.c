@@ -117,6 +117,53 @@ static __always_inline void push_control(__u64 cookie, __u64 sp)
 	bpf_ringbuf_submit(e, wakeup_flag());
 }
 
+/* argv of the current process, as exec left it on the new stack (present:
+ * the kernel has just written it there). */
+static __always_inline void read_args(struct sled_ident *id)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mm_struct *mm = task->mm;
+	__u64 len;
+
+	if (!mm)
+		return;
+	len = mm->arg_end - mm->arg_start;
+	if (len > SLED_ARGS_MAX) {
+		len = SLED_ARGS_MAX;
+		id->e.sp |= SLED_IDENT_TRUNCATED;
+	}
+	if (len && !bpf_probe_read_user(id->args, len, (const void *)mm->arg_start)) {
+		id->args_len = len;
+		id->e.sp |= SLED_IDENT_ARGS;
+	}
+}
+
+/* A thread's name (kcomm, a kernel string; NULL: the current thread's),
+ * with its process's argv when args. */
+static __always_inline void push_ident(__u32 tgid, __u32 tid, const char *kcomm, bool args)
+{
+	struct sled_ident *id = bpf_ringbuf_reserve(&events, sizeof(*id), 0);
+
+	if (!id) {
+		count(SLED_CTR_LOST_IDENT, 1);
+		return;
+	}
+	id->e.ts = bpf_ktime_get_boot_ns();
+	id->e.tgid = tgid;
+	id->e.tid = tid;
+	id->e.cookie = SLED_COOKIE(SLED_KIND_IDENT, 0, 0);
+	id->e.sp = 0;
+	id->args_len = 0;
+	id->pad = 0;
+	if (kcomm)
+		bpf_probe_read_kernel_str(id->comm, sizeof(id->comm), kcomm);
+	else
+		bpf_get_current_comm(id->comm, sizeof(id->comm));
+	if (args)
+		read_args(id);
+	bpf_ringbuf_submit(id, wakeup_flag());
+}
+
 static __always_inline int emit(struct pt_regs *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -167,7 +214,7 @@ int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 	}
 	if (no_events)
 		return 0;
-	return push(SLED_COOKIE(SLED_KIND_THREAD_EXIT, 0, 0), 0);
+	return push(SLED_COOKIE(SLED_KIND_THREAD_EXIT, 0, 0), group_dead); /* sp: the last one */
 }
 
 /* Runs in the parent: a new process of a traced one is traced from its
@@ -178,11 +225,21 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, ctgid = child->tgid, one = 1;
 	struct sled_event *e;
 
-	if (!follow || child->pid != child->tgid || !bpf_map_lookup_elem(&traced, &tgid))
+	if (!bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	/* A new thread is named as its creator is now (the child's comm is a
+	 * copy): it may be gone before the collector could read /proc. */
+	if (child->pid != child->tgid) {
+		if (!no_events)
+			push_ident(ctgid, child->pid, NULL, false);
+		return 0;
+	}
+	if (!follow)
 		return 0;
 	bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
 	if (no_events)
 		return 0;
+	push_ident(ctgid, child->pid, NULL, false);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SLED_CTR_LOST_CONTROL, 1);
@@ -270,11 +327,27 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!f || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
-	if (!no_events)
+	if (!no_events) {
 		push_control(SLED_COOKIE(SLED_KIND_EXEC, 0, 0), 0);
+		push_ident(tgid, (__u32)bpf_get_current_pid_tgid(), NULL, true);
+	}
 	if (!hold_mappings)
 		return 0;
 	id.dev = f->f_inode->i_sb->s_dev;
 	id.ino = f->f_inode->i_ino;
 	return hold(tgid, &id, 0);
+}
+
+/* A thread of a traced process was renamed (prctl(PR_SET_NAME),
+ * pthread_setname_np, exec): possibly by another thread, so the task
+ * says whose name it is. */
+SEC("tp_btf/task_rename")
+int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
+{
+	__u32 tgid = task->tgid;
+
+	if (no_events || !bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	push_ident(tgid, task->pid, comm, false);
+	return 0;
 }

@@ -111,8 +111,16 @@ struct vm_area_struct {
 	struct file *vm_file;
 };
 
+struct mm_struct {
+	char __pad0[296];
+	unsigned long arg_start;
+	unsigned long arg_end;
+};
+
 struct task_struct {
-	char __pad0[1264];
+	char __pad0[1224];
+	struct mm_struct *mm;
+	char __pad1[32];
 	pid_t pid;
 	pid_t tgid;
 };

@@ -18,6 +18,7 @@
 #define SLED_KIND_RET 3
 /* A thread of the traced process exited (tp_btf/sched_process_exit): its
  * open frames end now, and its tid may be reused by a new thread. */
+/* sp is 1 when it was the process's last thread. */
 #define SLED_KIND_THREAD_EXIT 4
 /* A traced process mapped a file executable that the collector has not
  * looked at yet (fexit/vm_mmap_pgoff: exec, the loader, dlopen).  The
@@ -30,6 +31,15 @@
 #define SLED_KIND_FORK 6
 /* A traced thread exec'd: whatever it had open ended. */
 #define SLED_KIND_EXEC 7
+
+/* Identity: a thread's name (comm) and, at exec, its process's command
+ * line, captured in the kernel when they change, so that threads and
+ * processes gone before the collector reads /proc keep their own.  The
+ * record is a struct sled_ident (larger than sled_event, which it begins
+ * with): sent at thread creation (fork/clone, the child's comm), at rename
+ * (task_rename: prctl(PR_SET_NAME), pthread_setname_np, exec) and at exec
+ * (with the new argv).  sp holds SLED_IDENT_* flags. */
+#define SLED_KIND_IDENT 8
 
 /* Cookie: [63..56] kind, [55..32] object index, [31..0] function id.
  * Function ids are the XRay ids (1-based) of the object. */
@@ -61,11 +71,34 @@ _Static_assert(__builtin_offsetof(struct sled_event, tid) == 12, "sled_event.tid
 _Static_assert(__builtin_offsetof(struct sled_event, cookie) == 16, "sled_event.cookie at 16");
 _Static_assert(__builtin_offsetof(struct sled_event, sp) == 24, "sled_event.sp at 24");
 
+/* struct sled_ident.e.sp flags. */
+#define SLED_IDENT_ARGS 1	/* args holds the process's argv (exec) */
+#define SLED_IDENT_TRUNCATED 2 /* argv was longer than SLED_ARGS_MAX */
+
+#define SLED_COMM_LEN 16 /* TASK_COMM_LEN */
+#define SLED_ARGS_MAX 512 /* power of two: the BPF side masks with it */
+
+/* An identity record: the event header, then the thread's comm and, with
+ * SLED_IDENT_ARGS, args_len bytes of NUL-separated argv. */
+struct sled_ident {
+	struct sled_event e;
+	char comm[SLED_COMM_LEN];
+	__u32 args_len;
+	__u32 pad;
+	char args[SLED_ARGS_MAX];
+};
+
+_Static_assert(__builtin_offsetof(struct sled_ident, comm) == 32, "sled_ident.comm at 32");
+_Static_assert(__builtin_offsetof(struct sled_ident, args_len) == 48, "sled_ident.args_len at 48");
+_Static_assert(__builtin_offsetof(struct sled_ident, args) == 56, "sled_ident.args at 56");
+_Static_assert(sizeof(struct sled_ident) == 56 + SLED_ARGS_MAX, "sled_ident size");
+
 /* Indexes of the per-CPU counters in the `counters` map. */
 #define SLED_CTR_DROPS 0	/* bpf_ringbuf_reserve failed */
 #define SLED_CTR_UNHELD 1	/* a new executable mapping could not be reported */
 #define SLED_CTR_LOST_CONTROL 2 /* a fork or exec notice could not be queued */
-#define SLED_CTR_MAX 3
+#define SLED_CTR_LOST_IDENT 3 /* an identity record could not be queued */
+#define SLED_CTR_MAX 4
 
 /* Key of the `known_files` map: a file the collector has looked at, as the
  * kernel names it (super_block s_dev, MKDEV encoding, and inode number). */

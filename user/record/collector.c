@@ -21,6 +21,7 @@
 
 #include "model/thread_slots.h"
 #include "record/collector.h"
+#include "record/idents.h"
 
 /* Stack pointers further apart than this are on different stacks (signal
  * alternate stack, coroutine): no inference across them. */
@@ -48,8 +49,8 @@ struct collector {
 	uint8_t *hit; /* one bit per trace function id */
 	uint32_t nfids;
 	uint64_t nhit;
-	uint32_t proc_tgid;
-	char proc_name[64], proc_cmdline[1024];
+	struct idents *ids;
+	struct collector_names names;
 };
 
 int collector__new(struct frame_builder *fb, struct collector **out)
@@ -59,6 +60,10 @@ int collector__new(struct frame_builder *fb, struct collector **out)
 	if (!c)
 		return -ENOMEM;
 	c->fb = fb;
+	if (idents__new(&c->ids)) {
+		free(c);
+		return -ENOMEM;
+	}
 	thread_slots__init(&c->threads, sizeof(struct cthread), NULL);
 	*out = c;
 	return 0;
@@ -69,6 +74,7 @@ void collector__free(struct collector *c)
 	if (!c)
 		return;
 	thread_slots__clear(&c->threads);
+	idents__free(c->ids);
 	free(c->objs);
 	free(c->hit);
 	free(c);
@@ -105,6 +111,11 @@ const struct trace_stats *collector__stats(const struct collector *c)
 	return &c->st;
 }
 
+const struct collector_names *collector__names(const struct collector *c)
+{
+	return &c->names;
+}
+
 static void read_proc_file(const char *path, char *buf, size_t len, bool nul_to_space)
 {
 	FILE *f = fopen(path, "re");
@@ -123,18 +134,21 @@ static void read_proc_file(const char *path, char *buf, size_t len, bool nul_to_
 			buf[i] = ' ';
 }
 
-/* Names are read once, at a thread's first event, while it still exists. */
-static void process_names(struct collector *c, uint32_t tgid)
+/* The kernel's word first (idents.h); a thread or process it never named
+ * (it existed before attach, or its record was lost) from /proc while it
+ * still exists; else "?", counted. */
+static const char *name_of(struct collector *c, const char *kernel, const char *path,
+			   char *buf, size_t len, bool args)
 {
-	char path[64];
-
-	if (c->proc_tgid == tgid && c->proc_tgid)
-		return;
-	c->proc_tgid = tgid;
-	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
-	read_proc_file(path, c->proc_name, sizeof(c->proc_name), false);
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
-	read_proc_file(path, c->proc_cmdline, sizeof(c->proc_cmdline), true);
+	if (kernel)
+		return kernel;
+	read_proc_file(path, buf, len, args);
+	if (buf[0]) {
+		c->names.from_proc++;
+		return buf;
+	}
+	c->names.unknown++;
+	return "?";
 }
 
 /* The live thread's state, or NULL when (tgid, tid) has none. */
@@ -147,17 +161,23 @@ static struct cthread *find_thread(struct collector *c, uint32_t tgid, uint32_t 
 
 static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct cthread **out)
 {
-	char path[64], tname[64];
+	char path[64], tbuf[64], pbuf[64], cbuf[1024];
+	const char *tname, *pname, *cmdline;
 	struct fb_thread *fbt;
 	int err;
 
 	if ((*out = find_thread(c, tgid, tid)))
 		return 0;
-	process_names(c, tgid);
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
-	read_proc_file(path, tname, sizeof(tname), false);
-	err = frame_builder__thread(c->fb, tgid, tid, tname[0] ? tname : c->proc_name, c->proc_name,
-				    c->proc_cmdline, &fbt);
+	tname = name_of(c, idents__thread_name(c->ids, tgid, tid), path, tbuf, sizeof(tbuf), false);
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	pname = idents__process_name(c->ids, tgid);
+	if (!pname)
+		pname = idents__thread_name(c->ids, tgid, tgid);
+	pname = name_of(c, pname, path, pbuf, sizeof(pbuf), false);
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
+	cmdline = name_of(c, idents__cmdline(c->ids, tgid), path, cbuf, sizeof(cbuf), true);
+	err = frame_builder__thread(c->fb, tgid, tid, tname, pname, cmdline, &fbt);
 	if (err)
 		return err;
 	if (!(*out = thread_slots__get(&c->threads, frame_builder__info(fbt))))
@@ -284,8 +304,10 @@ static int fork_child(struct collector *c, const struct sled_event *e)
 {
 	uint32_t ptgid = (uint32_t)(e->sp >> 32), ptid = (uint32_t)e->sp, depth;
 	struct cthread *parent = find_thread(c, ptgid, ptid), *child;
-	int err;
+	int err = idents__inherit(c->ids, e->tgid, ptgid);
 
+	if (err)
+		return err;
 	if (!parent || !(depth = frame_builder__depth(parent->fbt)))
 		return 0;
 	err = retire(c, e->tgid, e->tid, e->ts);
@@ -306,15 +328,16 @@ static int fork_child(struct collector *c, const struct sled_event *e)
  * stack may pair with the frames of a later thread that reuses the tid. */
 static int thread_exit(struct collector *c, const struct sled_event *e)
 {
-	return retire(c, e->tgid, e->tid, e->ts);
+	int err = retire(c, e->tgid, e->tid, e->ts);
+
+	idents__gone(c->ids, e->tgid, e->tid, e->sp == 1);
+	return err;
 }
 
 /* exec replaced the thread's program: its frames are gone, and what runs
  * next is named anew. */
 static int exec_thread(struct collector *c, const struct sled_event *e)
 {
-	if (c->proc_tgid == e->tgid)
-		c->proc_tgid = 0;
 	return retire(c, e->tgid, e->tid, e->ts);
 }
 
@@ -331,6 +354,8 @@ int collector__event(struct collector *c, const struct sled_event *e)
 		return fork_child(c, e);
 	if (kind == SLED_KIND_EXEC)
 		return exec_thread(c, e);
+	if (kind == SLED_KIND_IDENT)
+		return idents__update(c->ids, (const struct sled_ident *)e);
 	c->st.events++;
 	if (kind == SLED_KIND_THREAD_EXIT)
 		return thread_exit(c, e);

@@ -20,14 +20,21 @@ struct collector_object {
 	uint32_t nfuncs;
 };
 
+/* Where names and command lines came from when the kernel sent none. */
+struct collector_names {
+	uint64_t from_proc; /* read from /proc */
+	uint64_t unknown;   /* gone before anyone read them: "?" */
+};
+
 int collector__new(struct frame_builder *fb, struct collector **out);
 void collector__free(struct collector *c);
 /* Object index i (the cookie's object field) is the i-th call. */
 int collector__add_object(struct collector *c, const struct collector_object *obj);
-/* Consumes one event; negative errno only for failures of the sink. */
+/* Consumes one event (a struct sled_ident when its kind is IDENT); negative errno only for failures of the sink. */
 int collector__event(struct collector *c, const struct sled_event *e);
 /* Counters so far (events, unmatched exits, inferred exits). */
 const struct trace_stats *collector__stats(const struct collector *c);
+const struct collector_names *collector__names(const struct collector *c);
 /* How many distinct functions were entered. */
 uint64_t collector__functions_hit(const struct collector *c);
 

@@ -217,6 +217,9 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct sled_event))
 		return 0;
+	if (SLED_COOKIE_KIND(((const struct sled_event *)data)->cookie) == SLED_KIND_IDENT &&
+	    size < sizeof(struct sled_ident))
+		return 0;
 	if (SLED_COOKIE_KIND(((const struct sled_event *)data)->cookie) == SLED_KIND_MAPPED)
 		r->cb_err = mapping_watch__on_mapped(&r->watch, data);
 	else
@@ -344,12 +347,15 @@ static int hook_mappings(struct record *r)
 		.known_fd = bpf_map__fd(r->skel->maps.known_files),
 		.held_fd = bpf_map__fd(r->skel->maps.held),
 	};
+	/* fork and rename also name new threads and processes (collector.h). */
 	r->hold_links[0] = bpf_program__attach(r->skel->progs.on_exec);
-	if (r->hold_links[0] && following(r))
+	if (r->hold_links[0])
 		r->hold_links[2] = bpf_program__attach(r->skel->progs.on_fork);
-	if (!r->hold_links[0] || (following(r) && !r->hold_links[2]))
-		return record__fail(-errno, "cannot watch exec and fork: %s", strerror(errno),
-				    NULL);
+	if (r->hold_links[2])
+		r->hold_links[3] = bpf_program__attach(r->skel->progs.on_rename);
+	if (!r->hold_links[0] || !r->hold_links[2] || !r->hold_links[3])
+		return record__fail(-errno, "cannot watch exec, fork and rename: %s",
+				    strerror(errno), NULL);
 	if (!r->skel->rodata->hold_mappings)
 		return 0;
 	err = mapping_watch__mark_objects(&r->watch);

@@ -32,7 +32,7 @@ struct record {
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
 	struct bpf_link *exit_link;	/* thread exits of the traced process */
-	struct bpf_link *hold_links[3]; /* exec, mmap, fork (mappings.h) */
+	struct bpf_link *hold_links[4]; /* exec, mmap, fork, rename (mappings.h) */
 	struct mapping_watch watch;
 	struct keeper keeper;
 	struct run_as run_as;	   /* the command's user under sudo */

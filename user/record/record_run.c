@@ -130,7 +130,7 @@ void record__detach(struct record *r)
 	bool background = r->child_done && !getenv("SLEDTRACE_DETACH_WAIT");
 
 	/* No new holds from here on; pending ones are only resumed. */
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		bpf_link__destroy(r->hold_links[i]);
 		r->hold_links[i] = NULL;
 	}
@@ -242,6 +242,8 @@ static void report_holds(struct record *r)
 {
 	const struct mapping_watch *w = &r->watch;
 	uint64_t unheld = counter(r, SLED_CTR_UNHELD), lost = counter(r, SLED_CTR_LOST_CONTROL);
+	uint64_t idents = counter(r, SLED_CTR_LOST_IDENT);
+	const struct collector_names *names = collector__names(r->col);
 
 	if (unheld)
 		fprintf(stderr,
@@ -255,6 +257,11 @@ static void report_holds(struct record *r)
 			" fork or exec notice%s lost (ring buffer "
 			"full): children may lack their parent's frames, execs their end\n",
 			lost, lost == 1 ? "" : "s");
+	if (idents || names->unknown)
+		fprintf(stderr,
+			"sledtrace: warning: %" PRIu64 " thread or process name%s lost (ring buffer "
+			"full); %" PRIu64 " read from /proc, %" PRIu64 " shown as '?'\n",
+			idents, idents == 1 ? "" : "s", names->from_proc, names->unknown);
 	if (w->holds && r->opts->verbose)
 		fprintf(stderr,
 			"sledtrace: timing: %" PRIu64
