@@ -72,10 +72,10 @@ _Static_assert(__builtin_offsetof(struct sled_event, cookie) == 16, "sled_event.
 _Static_assert(__builtin_offsetof(struct sled_event, sp) == 24, "sled_event.sp at 24");
 
 /* struct sled_ident.e.sp flags. */
-#define SLED_IDENT_ARGS 1	/* args holds the process's argv (exec) */
+#define SLED_IDENT_ARGS 1      /* args holds the process's argv (exec) */
 #define SLED_IDENT_TRUNCATED 2 /* argv was longer than SLED_ARGS_MAX */
 
-#define SLED_COMM_LEN 16 /* TASK_COMM_LEN */
+#define SLED_COMM_LEN 16  /* TASK_COMM_LEN */
 #define SLED_ARGS_MAX 512 /* power of two: the BPF side masks with it */
 
 /* An identity record: the event header, then the thread's comm and, with
@@ -97,7 +97,7 @@ _Static_assert(sizeof(struct sled_ident) == 56 + SLED_ARGS_MAX, "sled_ident size
 #define SLED_CTR_DROPS 0	/* bpf_ringbuf_reserve failed */
 #define SLED_CTR_UNHELD 1	/* a new executable mapping could not be reported */
 #define SLED_CTR_LOST_CONTROL 2 /* a fork or exec notice could not be queued */
-#define SLED_CTR_LOST_IDENT 3 /* an identity record could not be queued */
+#define SLED_CTR_LOST_IDENT 3	/* an identity record could not be queued */
 #define SLED_CTR_MAX 4
 
 /* Key of the `known_files` map: a file the collector has looked at, as the

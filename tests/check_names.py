@@ -5,9 +5,12 @@ and command lines.  Records a fixture (namedthreads or namedprocs), then
 checks, with sledtrace's own report and a small walk of the Perfetto
 file's process descriptors, that every thread or process the fixture
 printed appears under its own name (and command line) with exactly the
-calls it counted itself.  Usage: check_names.py SLEDTRACE threads|procs FIXTURE"""
+calls it counted itself.  "follow" attaches with -p PID --follow to a
+running namedprocs before it starts its children.
+Usage: check_names.py SLEDTRACE threads|procs|follow FIXTURE"""
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -113,6 +116,8 @@ def check_threads(sledtrace, trace, printed):
 def check_procs(sledtrace, trace, printed):
     want = {}
     for line in printed.splitlines():
+        if line == "READY":
+            continue
         pid, i, calls = line.split("\t")
         want[int(pid)] = (int(i), int(calls))
     if len(want) != 100:
@@ -131,10 +136,41 @@ def check_procs(sledtrace, trace, printed):
     print("ok: 100 processes, each with its own command line and exact counts")
 
 
+def record_follow(sledtrace, fixture, trace):
+    """record -p PID --follow of a running namedprocs that starts its 100
+    children only once the probes are in place: the trace must hold them
+    all.  Returns the fixture's output."""
+    fx = subprocess.Popen([fixture, "wait"], stdout=subprocess.PIPE, text=True)
+    try:
+        if fx.stdout.readline() != "READY\n":
+            fail("fixture did not start")
+        rec = subprocess.Popen([sledtrace, "record", "-p", str(fx.pid), "--follow", "-o", trace],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        err = rec.stderr.readline()
+        if "attached" not in err:
+            fail("record -p did not attach: " + err + rec.stderr.read())
+        os.kill(fx.pid, signal.SIGUSR1)
+        out = fx.stdout.read()
+        if fx.wait(timeout=120):
+            fail("fixture exited %d" % fx.returncode)
+        err += rec.stderr.read()
+        if rec.wait(timeout=120):
+            fail("record exited %d: %s" % (rec.returncode, err))
+        if "name" in err and "lost" in err:
+            fail("names lost: " + err)
+        return out
+    finally:
+        if fx.poll() is None:
+            fx.kill()
+
+
 def main():
     sledtrace, what, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
     with tempfile.TemporaryDirectory() as d:
         trace = os.path.join(d, "t.pftrace")
+        if what == "follow":
+            check_procs(sledtrace, trace, record_follow(sledtrace, fixture, trace))
+            return
         run = subprocess.run([sledtrace, "record", "-o", trace, "--", fixture],
                              capture_output=True, text=True, timeout=300)
         if run.returncode:

@@ -137,8 +137,8 @@ static void read_proc_file(const char *path, char *buf, size_t len, bool nul_to_
 /* The kernel's word first (idents.h); a thread or process it never named
  * (it existed before attach, or its record was lost) from /proc while it
  * still exists; else "?", counted. */
-static const char *name_of(struct collector *c, const char *kernel, const char *path,
-			   char *buf, size_t len, bool args)
+static const char *name_of(struct collector *c, const char *kernel, const char *path, char *buf,
+			   size_t len, bool args)
 {
 	if (kernel)
 		return kernel;

@@ -259,7 +259,8 @@ static void report_holds(struct record *r)
 			lost, lost == 1 ? "" : "s");
 	if (idents || names->unknown)
 		fprintf(stderr,
-			"sledtrace: warning: %" PRIu64 " thread or process name%s lost (ring buffer "
+			"sledtrace: warning: %" PRIu64
+			" thread or process name%s lost (ring buffer "
 			"full); %" PRIu64 " read from /proc, %" PRIu64 " shown as '?'\n",
 			idents, idents == 1 ? "" : "s", names->from_proc, names->unknown);
 	if (w->holds && r->opts->verbose)
