@@ -14,6 +14,7 @@
  * frames (the kernel delivers at most 64 of a chain; the rest are never
  * owed in practice and the count is dropped once the stack unwinds past
  * the slot). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,38 @@ static const char *name_of(struct collector *c, const char *kernel, const char *
 	}
 	c->names.unknown++;
 	return "?";
+}
+
+/* Read now, while it surely exists: a thread of a -p target may end
+ * before its first event is read. */
+static int seed_thread(struct collector *c, uint32_t tgid, uint32_t tid)
+{
+	char path[64], comm[64], cmdline[1024];
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
+	read_proc_file(path, comm, sizeof(comm), false);
+	if (!comm[0])
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
+	read_proc_file(path, cmdline, sizeof(cmdline), true);
+	return idents__seed(c->ids, tgid, tid, comm, cmdline[0] ? cmdline : NULL);
+}
+
+int collector__seed(struct collector *c, uint32_t tgid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int err = seed_thread(c, tgid, tgid);
+
+	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
+	if (err || !(d = opendir(path)))
+		return err;
+	while (!err && (de = readdir(d)))
+		if (de->d_name[0] != '.' && (uint32_t)atoi(de->d_name) != tgid)
+			err = seed_thread(c, tgid, (uint32_t)atoi(de->d_name));
+	closedir(d);
+	return err;
 }
 
 /* The live thread's state, or NULL when (tgid, tid) has none. */

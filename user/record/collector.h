@@ -30,6 +30,9 @@ int collector__new(struct frame_builder *fb, struct collector **out);
 void collector__free(struct collector *c);
 /* Object index i (the cookie's object field) is the i-th call. */
 int collector__add_object(struct collector *c, const struct collector_object *obj);
+/* Names the threads of a running process (a -p target) from /proc now,
+ * before any of them can end unseen; negative errno only for ENOMEM. */
+int collector__seed(struct collector *c, uint32_t tgid);
 /* Consumes one event (a struct sled_ident when its kind is IDENT); negative errno only for failures of the sink. */
 int collector__event(struct collector *c, const struct sled_event *e);
 /* Counters so far (events, unmatched exits, inferred exits). */

@@ -130,6 +130,24 @@ int idents__update(struct idents *ids, const struct sled_ident *id)
 	return 0;
 }
 
+int idents__seed(struct idents *ids, uint32_t tgid, uint32_t tid, const char *comm,
+		 const char *cmdline)
+{
+	char name[SLED_COMM_LEN + 1] = { 0 };
+	struct proc_ident *p;
+	int err;
+
+	strncpy(name, comm, SLED_COMM_LEN);
+	if ((err = set_thread(ids, tgid, tid, name)) || tid != tgid)
+		return err;
+	if ((err = proc_get(ids, tgid, &p)))
+		return err;
+	memcpy(p->name, name, sizeof(p->name));
+	if (!cmdline || p->cmdline)
+		return 0;
+	return (p->cmdline = strdup(cmdline)) ? 0 : -ENOMEM;
+}
+
 int idents__inherit(struct idents *ids, uint32_t child, uint32_t parent)
 {
 	struct proc_ident *pp = proc_of(ids, parent), *cp;

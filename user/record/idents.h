@@ -17,6 +17,10 @@ int idents__new(struct idents **out);
 void idents__free(struct idents *ids);
 /* Records what id says; negative errno only when out of memory. */
 int idents__update(struct idents *ids, const struct sled_ident *id);
+/* What /proc says of a thread that existed before the attach (cmdline may
+ * be NULL). */
+int idents__seed(struct idents *ids, uint32_t tgid, uint32_t tid, const char *comm,
+		 const char *cmdline);
 /* A forked child runs its parent's command line until it execs. */
 int idents__inherit(struct idents *ids, uint32_t child, uint32_t parent);
 /* The thread is gone, and with last its process. */

@@ -395,6 +395,10 @@ static int watch_thread_exits(struct record *r)
 		err = add_traced(r, r->targets.pids[i]);
 	if (err)
 		return err;
+	for (size_t i = 0; !err && i < r->targets.n; i++)
+		err = collector__seed(r->col, (uint32_t)r->targets.pids[i]);
+	if (err)
+		return record__fail(err, "out of memory", NULL, NULL);
 	r->exit_link = bpf_program__attach(r->skel->progs.on_thread_exit);
 	if (!r->exit_link)
 		return record__fail(-errno, "cannot watch thread exits: %s", strerror(errno), NULL);

@@ -257,7 +257,8 @@ static void report_holds(struct record *r)
 			" fork or exec notice%s lost (ring buffer "
 			"full): children may lack their parent's frames, execs their end\n",
 			lost, lost == 1 ? "" : "s");
-	if (idents || names->unknown)
+	/* '?' alone is a thread of a -p target that ended during the attach. */
+	if (idents || (names->unknown && r->opts->verbose))
 		fprintf(stderr,
 			"sledtrace: warning: %" PRIu64
 			" thread or process name%s lost (ring buffer "
