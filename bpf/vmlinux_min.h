@@ -112,15 +112,15 @@ struct vm_area_struct {
 };
 
 struct mm_struct {
-	char __pad0[296];
+	char __pad0[488];
 	unsigned long arg_start;
 	unsigned long arg_end;
 };
 
 struct task_struct {
-	char __pad0[1224];
+	char __pad0[1136];
 	struct mm_struct *mm;
-	char __pad1[32];
+	char __pad1[120];
 	pid_t pid;
 	pid_t tgid;
 };
