@@ -181,6 +181,18 @@ static bool attached_done(struct record *r)
 	return targets__alive(&r->targets) == 0;
 }
 
+/* One turn of an event loop: consume what the ring holds, then refresh the
+ * status line when it is due. */
+static int drain_and_tick(struct record *r)
+{
+	int err = drain(r);
+
+	if (!err && progress__due(&r->prog))
+		progress__tick(&r->prog, collector__stats(r->col)->events,
+			       counter(r, SLED_CTR_DROPS));
+	return err;
+}
+
 static int run_attached(struct record *r)
 {
 	struct epoll_event evs[8];
@@ -188,12 +200,9 @@ static int run_attached(struct record *r)
 
 	while (!attached_done(r)) {
 		epoll_wait(r->epfd, evs, 8, POLL_MS);
-		err = drain(r);
+		err = drain_and_tick(r);
 		if (err)
 			return err;
-		if (progress__due(&r->prog))
-			progress__tick(&r->prog, collector__stats(r->col)->events,
-				       counter(r, SLED_CTR_DROPS));
 	}
 	/* No probe fires once detached, so the last drain sees everything;
 	 * the processes run on, their code back as the file has it. */
@@ -223,12 +232,9 @@ int record__run(struct record *r)
 			kill(r->child.pid, pending_signal);
 			pending_signal = 0;
 		}
-		err = drain(r);
+		err = drain_and_tick(r);
 		if (err)
 			return err;
-		if (progress__due(&r->prog))
-			progress__tick(&r->prog, collector__stats(r->col)->events,
-				       counter(r, SLED_CTR_DROPS));
 	}
 	r->status = launch__wait(&r->child);
 	r->child.pid = -1;
