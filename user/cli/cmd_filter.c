@@ -13,10 +13,8 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "object/elf_object.h"
+#include "object/instrumented.h"
 #include "probe/filter.h"
-#include "object/symbols.h"
-#include "object/xray_map.h"
 #include "probe/select.h"
 #include "util/output_file.h"
 
@@ -265,10 +263,8 @@ static int build_and_write(const struct filter_args *a, struct output_file *out,
 static int run(void *set, char **operands, int noperands)
 {
 	struct filter_args *a = set;
-	struct symbols_opts sopts = { .no_srcloc = true };
-	struct elf_object *obj = NULL;
-	struct xray_map *map = NULL;
-	struct symbols *syms = NULL;
+	struct instrumented_opts o = { .names = { .no_srcloc = true } };
+	struct instrumented io = { 0 };
 	struct output_file out;
 	char err[8192];
 	int ret;
@@ -278,19 +274,13 @@ static int run(void *set, char **operands, int noperands)
 	/* A bad -o fails before anything is read. */
 	ret = output_file__create(&out, a->output, err, sizeof(err));
 	if (!ret)
-		ret = elf_object__open(a->object, &obj, err, sizeof(err));
-	if (!ret)
-		ret = xray_map__load(obj, &map, err, sizeof(err));
-	if (!ret)
-		ret = symbols__load(obj, map, &sopts, &syms, err, sizeof(err));
+		ret = instrumented__open(&io, a->object, &o, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "sledtrace: %s\n", err);
 	else
-		ret = build_and_write(a, &out, obj, map, syms);
+		ret = build_and_write(a, &out, io.elf, io.map, io.syms);
 	output_file__abort(&out);
-	symbols__free(syms);
-	xray_map__free(map);
-	elf_object__free(obj);
+	instrumented__close(&io);
 	return ret ? EXIT_FAILURE_RUN : EXIT_OK;
 }
 

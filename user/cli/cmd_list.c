@@ -12,12 +12,9 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "object/debuginfo.h"
-#include "object/elf_object.h"
+#include "object/instrumented.h"
 #include "probe/probe_plan.h"
 #include "probe/select.h"
-#include "object/symbol_map.h"
-#include "object/symbols.h"
-#include "object/xray_map.h"
 
 struct list_args {
 	const char *path;
@@ -107,21 +104,20 @@ static void print_table(const struct list_args *a, const struct elf_object *obj,
 		       map->ignored_sleds);
 }
 
-static int load(struct list_args *a, struct elf_object *obj, struct xray_map **map,
-		struct symbols **syms, bool **selected, size_t *nselected, char *err, size_t len)
+static int load(struct list_args *a, struct instrumented *io, bool **selected, size_t *nselected,
+		char *err, size_t len)
 {
-	struct symbols_opts sopts = { .mangled = a->mangled };
+	struct instrumented_opts o = { .no_xray = a->no_xray,
+				       .debug_dir = a->debug_dir,
+				       .names = { .mangled = a->mangled } };
 	struct filter *f = NULL;
 	int ret;
 
-	ret = a->no_xray ? symbol_map__build(obj, a->debug_dir, map, err, len)
-			 : xray_map__load(obj, map, err, len);
-	if (!ret)
-		ret = symbols__load(obj, *map, &sopts, syms, err, len);
+	ret = instrumented__open(io, a->path, &o, err, len);
 	if (!ret && a->sel.n)
-		ret = select_args__filter(&a->sel, elf_object__build_id(obj), &f, err, len);
+		ret = select_args__filter(&a->sel, elf_object__build_id(io->elf), &f, err, len);
 	if (!ret)
-		ret = select_functions(f, *syms, *map, selected, nselected);
+		ret = select_functions(f, io->syms, io->map, selected, nselected);
 	if (ret == -ENOMEM)
 		snprintf(err, len, "out of memory");
 	filter__free(f);
@@ -131,9 +127,7 @@ static int load(struct list_args *a, struct elf_object *obj, struct xray_map **m
 static int run(void *set, char **operands, int noperands)
 {
 	struct list_args *a = set;
-	struct elf_object *obj = NULL;
-	struct xray_map *map = NULL;
-	struct symbols *syms = NULL;
+	struct instrumented io = { 0 };
 	bool *selected = NULL;
 	size_t nselected = 0;
 	char err[8192];
@@ -141,17 +135,13 @@ static int run(void *set, char **operands, int noperands)
 
 	(void)noperands;
 	a->path = operands[0];
-	ret = elf_object__open(a->path, &obj, err, sizeof(err));
-	if (!ret)
-		ret = load(a, obj, &map, &syms, &selected, &nselected, err, sizeof(err));
+	ret = load(a, &io, &selected, &nselected, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "sledtrace: %s\n", err);
 	else
-		print_table(a, obj, map, syms, selected, nselected);
+		print_table(a, io.elf, io.map, io.syms, selected, nselected);
 	free(selected);
-	symbols__free(syms);
-	xray_map__free(map);
-	elf_object__free(obj);
+	instrumented__close(&io);
 	return ret ? EXIT_FAILURE_RUN : EXIT_OK;
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "object/symbol_map.h"
+#include "object/instrumented.h"
 #include "record/objects.h"
 #include "util/u64map.h"
 
@@ -67,15 +67,15 @@ static int select_in(struct object_set *s, struct traced_object *o, char *err, s
 
 static int open_object(struct object_set *s, struct traced_object *o, char *err, size_t errlen)
 {
-	struct symbols_opts so = { .mangled = s->opts.mangled };
-	int ret = elf_object__open(o->open_path, &o->elf, err, errlen);
+	struct instrumented_opts io_opts = { .no_xray = s->opts.no_xray,
+					     .debug_dir = s->opts.debug_dir,
+					     .names = { .mangled = s->opts.mangled } };
+	struct instrumented io;
+	int ret = instrumented__open(&io, o->open_path, &io_opts, err, errlen);
 
-	if (!ret && s->opts.no_xray)
-		ret = symbol_map__build(o->elf, s->opts.debug_dir, &o->map, err, errlen);
-	else if (!ret)
-		ret = xray_map__load(o->elf, &o->map, err, errlen);
-	if (!ret)
-		ret = symbols__load(o->elf, o->map, &so, &o->syms, err, errlen);
+	o->elf = io.elf;
+	o->map = io.map;
+	o->syms = io.syms;
 	if (!ret)
 		ret = select_in(s, o, err, errlen);
 	/* Messages name the file as the process knows it, not a /proc link. */
