@@ -82,7 +82,7 @@ static void round_trip(const struct filter *f, const uint8_t *data, size_t size)
 	char *first, *second;
 
 	if (!g || filter__write_file(f, out_path, "/obj", "abcd", err, sizeof(err)) ||
-	    filter__load_file(g, out_path, "abcd", err, sizeof(err)))
+	    filter__load_file(g, out_path, NULL, "abcd", err, sizeof(err)))
 		abort();
 	check_same(f, g, data, size);
 	if (filter__write_file(g, out2_path, "/obj", "abcd", err, sizeof(err)))
@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f)
 		return 0;
 	err[0] = '\0';
-	ret = filter__load_file(f, in_path, "0123456789abcdef", err, sizeof(err));
+	ret = filter__load_file(f, in_path, NULL, "0123456789abcdef", err, sizeof(err));
 	if (ret && ret != -EINVAL && ret != -ESTALE && ret != -ENOMEM)
 		abort();
 	if (ret && !err[0])

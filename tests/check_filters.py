@@ -244,8 +244,23 @@ def case_filter_list(ctx):
 def case_stale_filter(ctx):
     ct = [ctx.fixture("calltree")]
     other = ctx.fixture("recursion")
-    f = ctx.path("other.filter")
-    status, out, err = ctx.st("filter", other, "-F", "^main$", "-F", "leaf", "-o", f)
+    # A filter file written for another object (a run applies one file to an
+    # executable and all its libraries) is not stale for this one.
+    f_other = ctx.path("other.filter")
+    status, out, err = ctx.st("filter", other, "-F", "^main$", "-F", "leaf", "-o", f_other)
+    if status != 0:
+        raise CheckFailed("sledtrace filter exited %d\n%s" % (status, err))
+    err = expect_trace(ctx, ["--filter-file", f_other], ct,
+                       {"main", "leaf_x", "leaf_y", "leaf_z"}, quiet=False)
+    if any("stale" in line for line in err):
+        raise CheckFailed("a filter file of another object was called stale:\n"
+                          + "\n".join(err))
+    # Written for an older build of the same file name: stale.
+    older = os.path.join(ctx.path("old"), os.path.basename(ct[0]))
+    os.makedirs(os.path.dirname(older))
+    shutil.copy(other, older)
+    f = ctx.path("old.filter")
+    status, out, err = ctx.st("filter", older, "-F", "^main$", "-F", "leaf", "-o", f)
     if status != 0:
         raise CheckFailed("sledtrace filter exited %d\n%s" % (status, err))
     old, new = build_id(other), build_id(ct[0])
@@ -255,7 +270,7 @@ def case_stale_filter(ctx):
                        quiet=False)
     want = ("sledtrace: warning: filter file '%s' is stale: it was written for build-id %s (%s) "
             "but the object has build-id %s; regenerate it with 'sledtrace filter'"
-            % (f, old, other, new))
+            % (f, old, older, new))
     if want not in err:
         raise CheckFailed("expected the warning line\n  %s\ngot:\n%s" % (want, "\n".join(err)))
     # --quiet keeps the warning: it is about the result, not progress.

@@ -178,7 +178,7 @@ static void test_load_file(void **state)
 		   "  cache  \n"
 		   "! ::drop$\n"
 		   "!^_ZN4core\n");
-	assert_int_equal(filter__load_file(f, path, "abcdef01", err, sizeof(err)), 0);
+	assert_int_equal(filter__load_file(f, path, NULL, "abcdef01", err, sizeof(err)), 0);
 	assert_int_equal(filter__count(f), 4);
 	assert_string_equal(filter__pattern(f, 1, &exclude), "cache");
 	assert_false(exclude);
@@ -199,7 +199,7 @@ static void test_stale_build_id(void **state)
 
 	(void)state;
 	write_text(path, "# object: /opt/app/libnapi.so\n# build-id: 1111\nresolve\n");
-	assert_int_equal(filter__load_file(f, path, "2222", err, sizeof(err)), -ESTALE);
+	assert_int_equal(filter__load_file(f, path, NULL, "2222", err, sizeof(err)), -ESTALE);
 	assert_non_null(strstr(err, "is stale"));
 	assert_non_null(strstr(err, "build-id 1111 (/opt/app/libnapi.so)"));
 	assert_non_null(strstr(err, "has build-id 2222"));
@@ -207,10 +207,10 @@ static void test_stale_build_id(void **state)
 	filter__free(f);
 
 	f = filter__new(); /* nothing to compare against: not stale */
-	assert_int_equal(filter__load_file(f, path, "", err, sizeof(err)), 0);
-	assert_int_equal(filter__load_file(f, path, NULL, err, sizeof(err)), 0);
+	assert_int_equal(filter__load_file(f, path, NULL, "", err, sizeof(err)), 0);
+	assert_int_equal(filter__load_file(f, path, NULL, NULL, err, sizeof(err)), 0);
 	write_text(path, "resolve\n");
-	assert_int_equal(filter__load_file(f, path, "2222", err, sizeof(err)), 0);
+	assert_int_equal(filter__load_file(f, path, NULL, "2222", err, sizeof(err)), 0);
 	filter__free(f);
 	unlink(path);
 }
@@ -223,15 +223,15 @@ static void test_load_errors(void **state)
 
 	(void)state;
 	write_text(path, "# header\nresolve\n(cache\n");
-	assert_int_equal(filter__load_file(f, path, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(filter__load_file(f, path, NULL, NULL, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want),
 		 "%s:3: bad regex '(cache': Unmatched ( or \\( at offset 0 ('(cache')", path);
 	assert_string_equal(err, want);
 	write_text(path, "!\n");
-	assert_int_equal(filter__load_file(f, path, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(filter__load_file(f, path, NULL, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, ":1: '!' without a pattern"));
 	unlink(path);
-	assert_int_equal(filter__load_file(f, path, NULL, err, sizeof(err)), -ENOENT);
+	assert_int_equal(filter__load_file(f, path, NULL, NULL, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "cannot open filter file"));
 	filter__free(f);
 }
@@ -249,7 +249,7 @@ static void test_write_round_trip(void **state)
 	(void)state;
 	assert_int_equal(filter__write_file(f, path, "/opt/app/lib x.so", "abcd", err, sizeof(err)),
 			 0);
-	assert_int_equal(filter__load_file(g, path, "ABCD", err, sizeof(err)), 0);
+	assert_int_equal(filter__load_file(g, path, NULL, "ABCD", err, sizeof(err)), 0);
 	assert_int_equal(filter__count(g), filter__count(f));
 	for (size_t i = 0; i < filter__count(f); i++) {
 		bool ef, eg;
@@ -260,8 +260,14 @@ static void test_write_round_trip(void **state)
 	}
 	for (const char **n = names; *n; n++)
 		assert_int_equal(filter__match(f, *n, NULL), filter__match(g, *n, NULL));
-	assert_int_equal(filter__load_file(g, path, "abce", err, sizeof(err)), -ESTALE);
+	assert_int_equal(filter__load_file(g, path, NULL, "abce", err, sizeof(err)), -ESTALE);
 	assert_non_null(strstr(err, "(/opt/app/lib x.so)"));
+	/* Stale only for an object of the file name it was written for: a run
+	 * applies one filter file to an executable and all its libraries. */
+	assert_int_equal(filter__load_file(g, path, "/srv/lib x.so", "abce", err, sizeof(err)),
+			 -ESTALE);
+	assert_int_equal(
+		filter__load_file(g, path, "/opt/app/libother.so", "abce", err, sizeof(err)), 0);
 	filter__free(g);
 	filter__free(f);
 	unlink(path);

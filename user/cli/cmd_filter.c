@@ -143,7 +143,7 @@ static int add_selection(struct filter *f, const struct filter_args *a, const ch
 					nwarnings);
 			continue;
 		}
-		ret = filter__load_file(f, arg, build_id, err, sizeof(err));
+		ret = filter__load_file(f, arg, a->object, build_id, err, sizeof(err));
 		if (ret == -ESTALE)
 			fprintf(stderr, "sledtrace: warning: %s\n", err);
 		else if (ret)

@@ -115,7 +115,8 @@ static int load(struct list_args *a, struct instrumented *io, bool **selected, s
 
 	ret = instrumented__open(io, a->path, &o, err, len);
 	if (!ret && a->sel.n)
-		ret = select_args__filter(&a->sel, elf_object__build_id(io->elf), &f, err, len);
+		ret = select_args__filter(&a->sel, a->path, elf_object__build_id(io->elf), &f, err,
+					  len);
 	if (!ret)
 		ret = select_functions(f, io->syms, io->map, selected, nselected);
 	if (ret == -ENOMEM)

@@ -383,11 +383,23 @@ static int load_lines(struct filter *f, FILE *fp, const char *path, struct file_
 	return ret;
 }
 
-static int check_build_id(const struct file_header *h, const char *path, const char *expect,
-			  char *err, size_t errlen)
+static const char *file_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* A file written for another object (a run that traces an executable and
+ * its libraries applies one filter to all of them) is not stale for this
+ * one: only the object of the same file name can have been rebuilt. */
+static int check_build_id(const struct file_header *h, const char *path, const char *object,
+			  const char *expect, char *err, size_t errlen)
 {
 	if (!expect || !*expect || !h->build_id || !*h->build_id ||
 	    !strcasecmp(expect, h->build_id))
+		return 0;
+	if (object && h->object && strcmp(file_name(object), file_name(h->object)))
 		return 0;
 	snprintf(err, errlen,
 		 "filter file '%s' is stale: it was written for build-id %s (%s) but the object "
@@ -396,8 +408,8 @@ static int check_build_id(const struct file_header *h, const char *path, const c
 	return -ESTALE;
 }
 
-int filter__load_file(struct filter *f, const char *path, const char *expect_build_id, char *err,
-		      size_t errlen)
+int filter__load_file(struct filter *f, const char *path, const char *expect_object,
+		      const char *expect_build_id, char *err, size_t errlen)
 {
 	struct file_header h = { 0 };
 	FILE *fp = fopen(path, "r");
@@ -411,7 +423,7 @@ int filter__load_file(struct filter *f, const char *path, const char *expect_bui
 	ret = load_lines(f, fp, path, &h, err, errlen);
 	fclose(fp);
 	if (!ret)
-		ret = check_build_id(&h, path, expect_build_id, err, errlen);
+		ret = check_build_id(&h, path, expect_object, expect_build_id, err, errlen);
 	free(h.object);
 	free(h.build_id);
 	return ret;

@@ -42,13 +42,15 @@ int filter__add(struct filter *f, const char *regex, bool exclude, char *err, si
 int filter__add_exact(struct filter *f, const char *name, bool exclude, char *err, size_t errlen);
 
 /* Adds the patterns of a filter file.  When the file carries a build-id and
- * expect_build_id is non-empty and differs, every pattern is still added
+ * expect_build_id is non-empty and differs, and the file was written for
+ * an object of expect_object's file name (or either is unknown: NULL or no
+ * object header), every pattern is still added
  * and -ESTALE returned with err saying the filter was written for another
  * build, so the caller decides between refusing and warning.  Other errors
  * (-errno for I/O, -EINVAL with "FILE:LINE: ..." for a bad pattern) leave f
  * with the patterns before the bad line. */
-int filter__load_file(struct filter *f, const char *path, const char *expect_build_id, char *err,
-		      size_t errlen);
+int filter__load_file(struct filter *f, const char *path, const char *expect_object,
+		      const char *expect_build_id, char *err, size_t errlen);
 /* Writes f's patterns with the object/build-id headers (either may be NULL
  * or "" to omit it), atomically: a temporary file renamed over path. */
 int filter__write_file(const struct filter *f, const char *path, const char *object_path,

@@ -16,8 +16,8 @@ int select_args__add(struct select_args *a, char kind, const char *arg)
 	return 0;
 }
 
-int select_args__filter(const struct select_args *a, const char *build_id, struct filter **out,
-			char *err, size_t errlen)
+int select_args__filter(const struct select_args *a, const char *object, const char *build_id,
+			struct filter **out, char *err, size_t errlen)
 {
 	struct filter *f = filter__new();
 	int ret = 0;
@@ -29,7 +29,7 @@ int select_args__filter(const struct select_args *a, const char *build_id, struc
 			ret = filter__add(f, a->items[i].arg, a->items[i].kind == 'N', err, errlen);
 			continue;
 		}
-		ret = filter__load_file(f, a->items[i].arg, build_id, err, errlen);
+		ret = filter__load_file(f, a->items[i].arg, object, build_id, err, errlen);
 		if (ret == -ESTALE) {
 			fprintf(stderr, "sledtrace: warning: %s\n", err);
 			ret = 0;

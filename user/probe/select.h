@@ -25,10 +25,11 @@ struct select_args {
 
 /* Records one -F/-N/--filter-file option; -E2BIG past 64. */
 int select_args__add(struct select_args *a, char kind, const char *arg);
-/* Builds the filter.  A filter file written for another build is a warning
+/* Builds the filter for object (its path, and build_id).  A filter file
+ * written for another build of it is a warning
  * on stderr, not an error (its patterns are names, not addresses). */
-int select_args__filter(const struct select_args *a, const char *build_id, struct filter **out,
-			char *err, size_t errlen);
+int select_args__filter(const struct select_args *a, const char *object, const char *build_id,
+			struct filter **out, char *err, size_t errlen);
 
 /* selected[id] for XRay ids 1..nfuncs (index 0 unused); *count selected.
  * f may be NULL: everything. */

@@ -58,7 +58,8 @@ static int select_in(struct object_set *s, struct traced_object *o, char *err, s
 	int ret = 0;
 
 	if (sel && sel->n)
-		ret = select_args__filter(sel, elf_object__build_id(o->elf), &f, err, errlen);
+		ret = select_args__filter(sel, o->path, elf_object__build_id(o->elf), &f, err,
+					  errlen);
 	if (!ret)
 		ret = select_functions(f, o->syms, o->map, &o->selected, &o->nselected);
 	filter__free(f);
