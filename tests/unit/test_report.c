@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "analysis/report.h"
-#include "analysis/report_comp.h"
+#include "model/probe_comp.h"
 #include "synthetic_stream.h"
 
 static char *run(const struct report_opts *o, bool reuse_tid)

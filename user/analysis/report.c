@@ -224,9 +224,15 @@ static int rp_stats(void *ctx, const struct trace_stats *st)
 	return 0;
 }
 
+const char *const report_times_names[] = {
+	[REPORT_TIMES_RAW] = COMP_TIMES_RAW,
+	[REPORT_TIMES_COMPENSATED] = COMP_TIMES_COMPENSATED,
+	NULL,
+};
+
 const char *report__times_name(enum report_times t)
 {
-	return t == REPORT_TIMES_COMPENSATED ? "compensated" : "raw";
+	return comp__times_name(t == REPORT_TIMES_COMPENSATED);
 }
 
 static const struct frame_sink_ops rp_ops = {

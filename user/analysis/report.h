@@ -23,7 +23,7 @@ enum report_sort {
 };
 enum report_format { REPORT_TABLE, REPORT_TSV, REPORT_CSV, REPORT_JSON };
 /* Raw: as the timestamps say.  Compensated: less the probe cost of every
- * probe hit inside (report_comp.h); min/avg/percentiles stay raw. */
+ * probe hit inside (model/probe_comp.h); min/avg/percentiles stay raw. */
 enum report_times { REPORT_TIMES_RAW, REPORT_TIMES_COMPENSATED };
 
 struct report_opts {
@@ -41,6 +41,9 @@ struct report_opts {
 
 /* "raw" or "compensated", as every output names them. */
 const char *report__times_name(enum report_times t);
+/* The same, in enum report_times' order and NULL-terminated: the values
+ * of --times (report, diff, convert). */
+extern const char *const report_times_names[];
 
 struct report;
 

@@ -9,7 +9,7 @@
 
 #include "analysis/histogram.h"
 #include "analysis/report.h"
-#include "analysis/report_comp.h"
+#include "model/probe_comp.h"
 #include "model/thread_slots.h"
 #include "util/u64map.h"
 
@@ -20,7 +20,7 @@ struct row {
 	uint64_t measured; /* calls with a duration */
 	uint64_t elided;   /* calls a writer elided: counted, never timed */
 	uint64_t total, self, dur_sum, min, max;
-	/* Probe hits inside total and inside self (report_comp.h). */
+	/* Probe hits inside total and inside self (model/probe_comp.h). */
 	uint64_t total_probes, self_probes;
 	struct histogram *hist;
 };

@@ -10,12 +10,14 @@
 #include <string.h>
 
 #include "model/calltree.h"
+#include "model/probe_comp.h"
 #include "model/thread_slots.h"
 #include "util/u64map.h"
 
 struct ct_thread {
 	uint32_t *node; /* per depth */
 	uint64_t *child_ns;
+	struct comp_depth *probes; /* per depth: probe hits of finished children */
 	uint32_t cap;
 };
 
@@ -35,7 +37,7 @@ struct calltree {
 	struct trace_function *fns; /* by fid; name NULL when not announced */
 	uint32_t nfns;
 	struct trace_stats st;
-	bool by_thread;
+	bool by_thread, compensated;
 	uint64_t first_ns, last_ns;
 };
 
@@ -114,11 +116,13 @@ static void thread_release(void *slot)
 
 	free(t->node);
 	free(t->child_ns);
+	free(t->probes);
 }
 
 static int reserve(struct ct_thread *t, uint32_t depth)
 {
 	uint32_t cap = t->cap ? t->cap : 64;
+	struct comp_depth *probes;
 	uint32_t *node;
 	uint64_t *ns;
 
@@ -134,6 +138,10 @@ static int reserve(struct ct_thread *t, uint32_t depth)
 	if (!ns)
 		return -ENOMEM;
 	t->child_ns = ns;
+	probes = realloc(t->probes, cap * sizeof(*probes));
+	if (!probes)
+		return -ENOMEM;
+	t->probes = probes;
 	t->cap = cap;
 	return 0;
 }
@@ -159,6 +167,7 @@ static int ct_enter(void *ctx, const struct trace_thread *th, const struct frame
 	see_time(ct, stack[depth - 1].begin_ns);
 	parent = depth > 1 ? t->node[depth - 2] : ci->root;
 	t->child_ns[depth - 1] = 0;
+	t->probes[depth - 1] = (struct comp_depth){ 0 };
 	return child_of(ct, parent, stack[depth - 1].fid, &t->node[depth - 1]);
 }
 
@@ -170,6 +179,7 @@ static int ct_leave(void *ctx, const struct trace_thread *th, const struct frame
 	uint64_t begin = stack[depth - 1].begin_ns;
 	uint64_t dur = end_ns > begin ? end_ns - begin : 0;
 	struct calltree_node *n;
+	uint64_t self_hits;
 
 	(void)how;
 	if (!t || depth > t->cap)
@@ -179,6 +189,9 @@ static int ct_leave(void *ctx, const struct trace_thread *th, const struct frame
 	n->calls++;
 	n->total_ns += dur;
 	n->self_ns += dur > t->child_ns[depth - 1] ? dur - t->child_ns[depth - 1] : 0;
+	n->total_hits += comp__leave(&t->probes[depth - 1],
+				     depth > 1 ? &t->probes[depth - 2] : NULL, &self_hits);
+	n->self_hits += self_hits;
 	if (depth > 1)
 		t->child_ns[depth - 2] += dur;
 	return 0;
@@ -376,4 +389,24 @@ void calltree__free(struct calltree *ct)
 	thread_slots__clear(&ct->threads);
 	free(ct->nodes);
 	free(ct);
+}
+
+void calltree__compensate(struct calltree *ct)
+{
+	uint64_t cost = ct->st.probe_cost_ns;
+
+	if (ct->compensated)
+		return;
+	ct->compensated = true;
+	for (size_t i = 1; i < ct->n; i++) {
+		struct calltree_node *n = &ct->nodes[i];
+
+		n->total_ns = comp__apply(n->total_ns, n->total_hits, cost);
+		n->self_ns = comp__apply(n->self_ns, n->self_hits, cost);
+	}
+}
+
+bool calltree__compensated(const struct calltree *ct)
+{
+	return ct->compensated;
 }

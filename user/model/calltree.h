@@ -6,6 +6,7 @@
 #ifndef SLEDTRACE_CALLTREE_H
 #define SLEDTRACE_CALLTREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,8 @@ struct calltree_node {
 	uint32_t parent; /* node index; 0 is the root, which is no function */
 	uint32_t fid;	 /* a function, CALLTREE_ELIDED or a thread root */
 	uint64_t calls, total_ns, self_ns;
+	/* Probe hits inside total and inside self (model/probe_comp.h). */
+	uint64_t total_hits, self_hits;
 };
 
 /* Calls a writer elided (deeper than its cap) hang under a node of this
@@ -32,6 +35,13 @@ int calltree__new(struct calltree **out);
 int calltree__new_by_thread(struct calltree **out);
 struct frame_sink calltree__sink(struct calltree *ct);
 void calltree__free(struct calltree *ct);
+/* After the trace is read: takes the probe cost calibrated from the run
+ * (its stats' probe_cost_ns) x probe hits out of every path's total and
+ * self time, clamped at 0 per path, as `report --times=compensated` does
+ * per function.  Once only; elided calls, never timed, stay as they are. */
+void calltree__compensate(struct calltree *ct);
+/* Whether calltree__compensate ran: which times the writers say they show. */
+bool calltree__compensated(const struct calltree *ct);
 
 size_t calltree__count(const struct calltree *ct); /* nodes, root included */
 const struct calltree_node *calltree__node(const struct calltree *ct, size_t i);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* report_comp.h: the arithmetic of overhead-compensated times.  Every
+/* probe_comp.h: the arithmetic of overhead-compensated times, for the
+ * report (per function) and the call tree (per call path) alike.  Every
  * traced call costs a probe hit at its entry and one at its exit, and that
  * cost lands inside the frames that enclose it.  Counting the hits inside
  * each frame lets a consumer take cost x hits out of it once the cost is
@@ -9,10 +10,20 @@
  *   hits in self  = hits in total - children's hits in total
  *                 = 1 + direct children (their entries)
  * Compensated time = raw - cost x hits, clamped at 0. */
-#ifndef SLEDTRACE_REPORT_COMP_H
-#define SLEDTRACE_REPORT_COMP_H
+#ifndef SLEDTRACE_PROBE_COMP_H
+#define SLEDTRACE_PROBE_COMP_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+/* How --times names the two kinds, and how every output says which it shows. */
+#define COMP_TIMES_RAW "raw"
+#define COMP_TIMES_COMPENSATED "compensated"
+
+static inline const char *comp__times_name(bool compensated)
+{
+	return compensated ? COMP_TIMES_COMPENSATED : COMP_TIMES_RAW;
+}
 
 /* What an open frame has collected from its finished children. */
 struct comp_depth {
