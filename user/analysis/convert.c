@@ -46,6 +46,12 @@ const char *convert__format_names(void)
 	return "folded|pprof|chrome|pola|cgr|dot|svg|perfetto";
 }
 
+bool convert__sums_times(enum convert_format to, enum folded_weight weight)
+{
+	return (to == CONVERT_FOLDED && weight == FOLDED_SELF_NS) || to == CONVERT_PPROF ||
+	       to == CONVERT_DOT || to == CONVERT_SVG;
+}
+
 /* ---- outputs ---- */
 
 /* The first error: a (closing an output) wins over b. */
@@ -148,6 +154,10 @@ static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char
 	/* a bad -o fails before anything is read */
 	if (!(ret = out_open(&out, o->out, err, errlen))) {
 		ret = perfetto_reader__read(o->in, &sink, err, errlen);
+		/* the stats, with probe_cost_ns, come at the end of the read */
+		if (!ret && o->times == REPORT_TIMES_COMPENSATED &&
+		    convert__sums_times(o->to, o->weight))
+			calltree__compensate(ct);
 		if (!ret && (ret = write_tree(o, ct, out.f)))
 			snprintf(err, errlen, "cannot write %s: %s", out.of.path, strerror(-ret));
 		ret = either(out_close(&out, !ret, err, errlen), ret);

@@ -5,8 +5,10 @@
 #ifndef SLEDTRACE_CONVERT_H
 #define SLEDTRACE_CONVERT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis/report.h"
 #include "format/folded.h"
 
 enum convert_format {
@@ -28,12 +30,19 @@ struct convert_opts {
 	const char *repo_root; /* cgr: required */
 	unsigned svg_width;    /* pixels; 0: default */
 	double svg_min_width;  /* pixels below which frames are left out; <0: default */
+	/* Compensated: formats that sum times take the probe cost out of them
+	 * (calltree__compensate); timelines keep real timestamps either way. */
+	enum report_times times;
 };
 
 /* "folded", "pprof", ... -> format, or -1. */
 int convert__format(const char *name);
 /* The names convert__format knows, "a|b|c". */
 const char *convert__format_names(void);
+/* Whether the format's output sums self or total times, which --times
+ * changes (folded by self time, pprof, dot, svg); false for timelines
+ * (chrome, pola, perfetto) and formats without times (cgr, folded calls). */
+bool convert__sums_times(enum convert_format to, enum folded_weight weight);
 /* Returns 0, or a negative errno with one line (no newline) in err.  A
  * trace that lost events converts, with a line in warn (else warn[0] is
  * 0). */

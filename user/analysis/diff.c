@@ -190,7 +190,7 @@ static int read_batch(struct diff *d, const enum diff_side *sides, char *const *
 
 	if (!t)
 		return -ENOMEM;
-	rc = diff_trace__read_batch((const char *const *)paths, n, d->o.group, t, err, errlen);
+	rc = diff_trace__read_batch((const char *const *)paths, n, &d->o, t, err, errlen);
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = fold_trace(d, sides[i], paths[i], t[i]);
 	for (size_t i = 0; i < n; i++)

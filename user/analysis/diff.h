@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/report.h"
 #include "model/frames.h"
 
 enum diff_metric { DIFF_CALLS, DIFF_TOTAL, DIFF_SELF, DIFF_AVG, DIFF_NMETRICS };
@@ -62,6 +63,7 @@ struct diff_opts {
 	enum diff_sort sort;
 	const regex_t *function; /* only functions whose name matches; NULL: all */
 	uint64_t min_time_ns;	 /* time changes smaller than this never fire */
+	enum report_times times; /* compensated: each run less its own probe cost */
 	struct diff_rule *const *rules;
 	size_t nrules; /* <= DIFF_MAX_RULES */
 };

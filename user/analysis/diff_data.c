@@ -187,8 +187,8 @@ int diff__print_json(const struct diff *d, const struct diff_print_opts *o, FILE
 
 	fprintf(f, "{\n  \"schema\": \"%s\",\n  \"verdict\": \"%s\",\n", JSON_SCHEMA,
 		diff__fired(d) ? "fail" : "pass");
-	fprintf(f, "  \"group\": \"%s\",\n  \"min_time_ns\": %" PRIu64 ",\n",
-		group_names[dopts->group], dopts->min_time_ns);
+	fprintf(f, "  \"group\": \"%s\",\n  \"min_time_ns\": %" PRIu64 ",\n  \"times\": \"%s\",\n",
+		group_names[dopts->group], dopts->min_time_ns, report__times_name(dopts->times));
 	json_rules(d, f);
 	fputs("  \"runs\": {\n", f);
 	json_runs(d, DIFF_BASE, f);
@@ -219,7 +219,7 @@ static void csv_header(FILE *f)
 	for (int m = 0; m < DIFF_NMETRICS; m++)
 		for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++)
 			fprintf(f, ",%s_%s", diff_metric_names[m], parts[p]);
-	fputs("\r\n", f);
+	fputs(",times\r\n", f);
 }
 
 static void csv_num(double v, FILE *f)
@@ -254,7 +254,8 @@ static void csv_row(const struct diff *d, const struct diff_row *r, FILE *f)
 		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 			csv_num(v[i], f);
 	}
-	fputs("\r\n", f);
+	/* which times: a column, so that any CSV reader keeps it with the rows */
+	fprintf(f, ",%s\r\n", report__times_name(o->times));
 }
 
 int diff__print_csv(const struct diff *d, const struct diff_print_opts *o, FILE *f)

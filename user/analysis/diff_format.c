@@ -267,9 +267,10 @@ static void print_verdict(const struct diff *d, FILE *f)
 
 	for (; fired; fired &= fired - 1)
 		n++;
-	fprintf(f, "\nbase: %zu run%s, head: %zu run%s, %zu functions\n", diff__nruns(d, DIFF_BASE),
-		diff__nruns(d, DIFF_BASE) == 1 ? "" : "s", diff__nruns(d, DIFF_HEAD),
-		diff__nruns(d, DIFF_HEAD) == 1 ? "" : "s", diff__nrows(d));
+	fprintf(f, "\nbase: %zu run%s, head: %zu run%s, %zu functions; times: %s\n",
+		diff__nruns(d, DIFF_BASE), diff__nruns(d, DIFF_BASE) == 1 ? "" : "s",
+		diff__nruns(d, DIFF_HEAD), diff__nruns(d, DIFF_HEAD) == 1 ? "" : "s",
+		diff__nrows(d), report__times_name(diff__opts(d)->times));
 	diff__notes(d, note_line, f);
 	if (!diff__opts(d)->nrules)
 		return;

@@ -148,6 +148,7 @@ static void md_verdict(const struct diff *d, size_t nmatter, FILE *f)
 		diff__nruns(d, DIFF_BASE), diff__nruns(d, DIFF_BASE) == 1 ? "" : "s",
 		diff__nruns(d, DIFF_HEAD), diff__nruns(d, DIFF_HEAD) == 1 ? "" : "s",
 		diff__nrows(d), nmatter);
+	fprintf(f, "; times: %s", report__times_name(o->times));
 	if (o->min_time_ns)
 		fprintf(f, "; time changes under %s ignored",
 			diff_fmt_value(t, sizeof(t), DIFF_TOTAL, (double)o->min_time_ns));

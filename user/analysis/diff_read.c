@@ -24,6 +24,7 @@ struct diff_trace {
 	char **names; /* by thread index */
 	size_t nnames;
 	enum diff_group group;
+	enum report_times times;
 	struct report *r;
 };
 
@@ -144,7 +145,8 @@ static void *job_run(void *arg)
 {
 	struct job *j = arg;
 	struct diff_trace *t = j->t;
-	struct report_opts ro = { .by_thread = t->group != DIFF_BY_FUNCTION };
+	/* each run compensated with its own trace's probe_cost_ns */
+	struct report_opts ro = { .by_thread = t->group != DIFF_BY_FUNCTION, .times = t->times };
 	struct frame_sink sink = { .ops = &tee_ops, .ctx = t };
 
 	if ((j->rc = report__new(&ro, &t->r))) {
@@ -187,7 +189,7 @@ static int run_jobs(struct job *jobs, size_t n)
 	return 0;
 }
 
-int diff_trace__read_batch(const char *const *paths, size_t n, enum diff_group group,
+int diff_trace__read_batch(const char *const *paths, size_t n, const struct diff_opts *o,
 			   struct diff_trace **out, char *err, size_t errlen)
 {
 	struct job *jobs = calloc(n ? n : 1, sizeof(*jobs));
@@ -198,7 +200,8 @@ int diff_trace__read_batch(const char *const *paths, size_t n, enum diff_group g
 			rc = -ENOMEM;
 			continue;
 		}
-		out[i]->group = group;
+		out[i]->group = o->group;
+		out[i]->times = o->times;
 		jobs[i] = (struct job){ .path = paths[i], .t = out[i] };
 	}
 	if (!rc)

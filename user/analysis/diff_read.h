@@ -17,10 +17,11 @@ struct diff_trace;
 
 /* How many traces to read at once: the online CPUs, at most 8. */
 size_t diff_trace__parallelism(void);
-/* Reads paths[0..n) concurrently into out[0..n).  Returns 0, or the error
- * of the first failing path (in path order) with one line in err; out[]
- * is filled either way and must be freed. */
-int diff_trace__read_batch(const char *const *paths, size_t n, enum diff_group group,
+/* Reads paths[0..n) concurrently into out[0..n), grouped and with the
+ * times o asks for.  Returns 0, or the error of the first failing path
+ * (in path order) with one line in err; out[] is filled either way and
+ * must be freed. */
+int diff_trace__read_batch(const char *const *paths, size_t n, const struct diff_opts *o,
 			   struct diff_trace **out, char *err, size_t errlen);
 const struct report *diff_trace__report(const struct diff_trace *t);
 /* The thread (or process) name of a report row's thread (1 + index), "?"

@@ -9,6 +9,7 @@
 #include "analysis/convert.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/times.h"
 
 struct convert_args {
 	const char *out;
@@ -17,6 +18,7 @@ struct convert_args {
 	const char *repo_root;
 	uint32_t width;
 	const char *min_width;
+	int times; /* enum report_times; -1: not given (CLI_TIMES_DEFAULT) */
 };
 
 #define S struct convert_args
@@ -34,6 +36,7 @@ static const struct cli_option options[] = {
 		 "perfetto: gzip'd copy of the trace"),
 	CLI_ENUM(0, "weight", S, weight, weight_names, "WEIGHT", "self",
 		 "what a folded line counts: self time in ns, or calls"),
+	CLI_TIMES(S, times),
 	CLI_STRING(0, "repo-root", S, repo_root, "DIR", "none",
 		   "cgr: only functions whose source is under DIR (absolute)"),
 	CLI_UINT(0, "width", S, width, "PX", "1200", 100, 100000, "svg: image width in pixels"),
@@ -81,6 +84,13 @@ static int check(void *set, char *err, size_t errlen)
 		snprintf(err, errlen, "--weight is for --to=folded");
 		return -1;
 	}
+	if (a->times >= 0 &&
+	    !convert__sums_times((enum convert_format)a->to, (enum folded_weight)a->weight)) {
+		snprintf(err, errlen,
+			 "--times is for the formats that sum times: folded (--weight=self), "
+			 "pprof, dot, svg; chrome, pola and perfetto keep the real timestamps");
+		return -1;
+	}
 	if (a->to == CONVERT_POLA && !strcmp(a->out, "-")) {
 		snprintf(err, errlen, "--to=pola writes two files: give -o FILE");
 		return -1;
@@ -99,6 +109,7 @@ static int run(void *set, char **operands, int noperands)
 		.repo_root = a->repo_root,
 		.svg_width = a->width,
 		.svg_min_width = -1,
+		.times = a->times < 0 ? CLI_TIMES_DEFAULT : (enum report_times)a->times,
 	};
 	char err[8192], warn[512];
 	int ret;
@@ -121,6 +132,7 @@ static int run(void *set, char **operands, int noperands)
 static void init(void *set)
 {
 	((S *)set)->out = "-";
+	((S *)set)->times = -1;
 }
 
 const struct cli_command cmd_convert = {

@@ -16,6 +16,7 @@
 #include "analysis/diff_rules.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/times.h"
 #include "cli/values.h"
 
 struct diff_args {
@@ -26,6 +27,7 @@ struct diff_args {
 	uint32_t top;
 	const char *function;
 	bool by_thread, by_process;
+	enum report_times times;
 };
 
 #define S struct diff_args
@@ -56,6 +58,7 @@ static const struct cli_option options[] = {
 		   "compare only functions whose name matches (POSIX extended)"),
 	CLI_FLAG(0, "by-thread", S, by_thread, "one row per function and thread name"),
 	CLI_FLAG(0, "by-process", S, by_process, "one row per function and process name"),
+	CLI_TIMES(S, times),
 	CLI_END,
 };
 
@@ -199,6 +202,7 @@ static int run(void *set, char **operands, int noperands)
 					 : 0,
 		.sort = (enum diff_sort)a->sort,
 		.min_time_ns = a->min_time,
+		.times = a->times,
 		.rules = rules,
 	};
 	struct sides s = { 0 };
@@ -236,6 +240,11 @@ static int run(void *set, char **operands, int noperands)
 	return rc;
 }
 
+static void init(void *set)
+{
+	((S *)set)->times = CLI_TIMES_DEFAULT;
+}
+
 const struct cli_command cmd_diff = {
 	.name = "diff",
 	.summary = "compare traces of two builds per function; fail on rules (CI)",
@@ -257,4 +266,5 @@ const struct cli_command cmd_diff = {
 	.check = check,
 	.run = run,
 	.settings_size = sizeof(S),
+	.init = init,
 };

@@ -11,6 +11,7 @@
 #include "analysis/report.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/times.h"
 #include "format/perfetto_reader.h"
 
 #define S struct report_opts
@@ -22,7 +23,6 @@ _Static_assert(sizeof(enum report_times) == sizeof(int), "CLI_ENUM stores an int
 /* In enum report_format's and enum report_sort's order. */
 static const char *const format_names[] = { "table", "tsv", "csv", "json", NULL };
 static const char *const sort_names[] = { "calls", "total", "self", "name", "avg", "max", NULL };
-static const char *const times_names[] = { "raw", "compensated", NULL };
 
 static const struct cli_option options[] = {
 	CLI_ENUM(0, "sort", S, sort, sort_names, "KEY", "calls",
@@ -39,9 +39,7 @@ static const struct cli_option options[] = {
 	CLI_ENUM(0, "format", S, format, format_names, "FORMAT", "table",
 		 "an aligned table fitted to the terminal, tab- or comma-separated values, or "
 		 "JSON (schemas: docs/exports.md)"),
-	CLI_ENUM(0, "times", S, times, times_names, "KIND", "raw",
-		 "total and self as measured, or less the probe cost calibrated from the run "
-		 "for every probe hit inside them"),
+	CLI_TIMES(S, times),
 	CLI_END,
 };
 
@@ -114,6 +112,11 @@ static int run(void *set, char **operands, int noperands)
 	return rc ? EXIT_FAILURE_RUN : EXIT_OK;
 }
 
+static void init(void *set)
+{
+	((S *)set)->times = CLI_TIMES_DEFAULT;
+}
+
 const struct cli_command cmd_report = {
 	.name = "report",
 	.summary = "per-function calls, times, percentiles, callers of a trace",
@@ -130,4 +133,5 @@ const struct cli_command cmd_report = {
 	.check = check,
 	.run = run,
 	.settings_size = sizeof(S),
+	.init = init,
 };

@@ -12,6 +12,7 @@
 
 #include "format/chrome_json.h"
 #include "format/text_out.h"
+#include "model/probe_comp.h"
 #include "format/stats_line.h"
 #include "util/u64map.h"
 
@@ -201,7 +202,9 @@ static int cj_finish(void *ctx)
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tracer\":\"sledtrace\",\"stats\":",
 	      cj->f);
 	text_out__json(cj->f, line);
-	fprintf(cj->f, ",\"elided_calls\":%" PRIu64 "}}\n", cj->elided_calls);
+	/* ts and dur are the timeline's real timestamps: never compensated */
+	fprintf(cj->f, ",\"elided_calls\":%" PRIu64 ",\"times\":\"%s\"}}\n", cj->elided_calls,
+		COMP_TIMES_RAW);
 	return ferror(cj->f) ? -EIO : 0;
 }
 

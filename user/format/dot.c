@@ -8,6 +8,7 @@
 
 #include "format/dot.h"
 #include "format/stats_line.h"
+#include "model/probe_comp.h"
 #include "util/u64map.h"
 #include "format/text_out.h"
 
@@ -109,8 +110,8 @@ static void emit(const struct dot *d, const struct calltree *ct, FILE *f)
 	stats_line__format(calltree__stats(ct), line, sizeof(line));
 	fprintf(f,
 		"digraph calls {\n  // sledtrace call graph: exact call counts\n"
-		"  // %s\n  node [shape=box, fontname=\"monospace\"];\n",
-		line);
+		"  // %s\n  // times=%s\n  node [shape=box, fontname=\"monospace\"];\n",
+		line, comp__times_name(calltree__compensated(ct)));
 	for (size_t i = 0; i < d->nfns; i++) {
 		const struct dot_fn *fn = &d->fns[i];
 

@@ -12,6 +12,7 @@
 #include "format/flame_svg.h"
 #include "format/stats_line.h"
 #include "format/text_out.h"
+#include "model/probe_comp.h"
 
 #define ROW 16
 #define TOP 40
@@ -159,8 +160,9 @@ static void emit(struct fl *l, unsigned width)
 		"rect:hover{stroke:#000;stroke-width:0.5}</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
 		"<text x=\"%u\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\">"
-		"sledtrace flame graph (width: inclusive time)</text>\n",
-		width, height, width, height, width / 2);
+		"sledtrace flame graph (width: inclusive time, times=%s)</text>\n",
+		width, height, width, height, width / 2,
+		comp__times_name(calltree__compensated(l->ct)));
 	if (!l->incl[0])
 		fputs("<text x=\"10\" y=\"60\">no calls with measured time</text>\n", l->f);
 	for (size_t k = 0; k < l->n; k++)

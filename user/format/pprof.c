@@ -13,6 +13,7 @@
 #include "format/pprof.h"
 #include "format/stats_line.h"
 #include "format/strtab.h"
+#include "model/probe_comp.h"
 #include "util/gzout.h"
 
 enum { /* Profile */
@@ -78,7 +79,7 @@ static void header(struct pp *p)
 {
 	const struct trace_stats *st = calltree__stats(p->ct);
 	uint64_t first, last;
-	char line[512];
+	char line[512], times[64];
 
 	str(p, ""); /* string_table[0] must be "" */
 	value_type(p, P_SAMPLE_TYPE, "calls", "count");
@@ -91,6 +92,9 @@ static void header(struct pp *p)
 	stats_line__format(st, line, sizeof(line));
 	pbuf__uint(&p->out, P_COMMENT, str(p, "sledtrace: exact call counts, not sampled"));
 	pbuf__uint(&p->out, P_COMMENT, str(p, line));
+	/* wall is compensated or not: `go tool pprof -comments` says which */
+	snprintf(times, sizeof(times), "times=%s", comp__times_name(calltree__compensated(p->ct)));
+	pbuf__uint(&p->out, P_COMMENT, str(p, times));
 }
 
 /* The mapping id of an object path: 1-based, first seen first. */
