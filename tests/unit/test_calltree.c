@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* test_calltree.c: the call tree of synthetic_stream.h, node by node:
  * paths, calls, inclusive and self time, elided calls under their own
- * node, and two threads merged by path. */
+ * node, and two threads merged by path; compensated times per path and
+ * shared per function as the report clamps them. */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -96,11 +97,98 @@ static void test_reused_tid(void **state)
 	check(true);
 }
 
+/* Compensated (probe_cost_ns 10, the leaves' duration): total less 10 x
+ * (calls + 2 x calls below), self per function as the report has it:
+ * g 30 - 2 x 10 = 10, all on f;g (main;f;g keeps 0 alone); f 50 - 5 x 10
+ * = 0 although main;f alone keeps 40 - 3 x 10 = 10; main 160 - 4 x 10. */
+static void test_compensated(void **state)
+{
+	struct calltree *ct;
+	struct frame_sink sink;
+	char *text;
+
+	(void)state;
+	assert_int_equal(calltree__new(&ct), 0);
+	sink = calltree__sink(ct);
+	play_stream(&sink, false);
+	assert_false(calltree__compensated(ct));
+	assert_int_equal(calltree__compensate(ct), 0);
+	assert_true(calltree__compensated(ct));
+	text = render(ct);
+	assert_string_equal(text,
+			    "[deeper than the trace's depth cap] 0 0 0\n"
+			    "[deeper than the trace's depth cap];g 5 500 0\n"
+			    "f 1 0 0\n"
+			    "f;g 1 10 10\n"
+			    "main 1 130 120\n"
+			    "main;f 2 10 0\n"
+			    "main;f;g 1 0 0\n"
+			    "main;r 1 0 0\n"
+			    "main;r;r 1 0 0\n"
+			    "main;r;r;r 1 0 0\n");
+	free(text);
+	calltree__free(ct);
+}
+
+/* x under a, b and c keeps 30 - 2 x 10, 40 - 20 and 14 - 20 (< 0) alone;
+ * the function's 84 - 6 x 10 = 24 is shared 10:20 over the first two. */
+static void test_compensated_shares(void **state)
+{
+	static const char *const names[] = { NULL, "a", "b", "c", "x", "L" };
+	struct trace_stats st = { 0 };
+	struct frame_builder *fb;
+	struct calltree *ct;
+	struct frame_sink sink;
+	struct fb_thread *t;
+	char *text;
+
+	(void)state;
+	assert_int_equal(calltree__new(&ct), 0);
+	sink = calltree__sink(ct);
+	assert_non_null(fb = frame_builder__new(&sink));
+	for (uint32_t id = 1; id <= 5; id++) {
+		struct trace_function fn = { .id = id, .name = names[id] };
+
+		assert_int_equal(frame_builder__function(fb, &fn), 0);
+	}
+	assert_int_equal(frame_builder__thread(fb, 1, 1, "T", "p", NULL, &t), 0);
+	for (uint32_t caller = 1; caller <= 3; caller++) {
+		static const uint64_t x_end[] = { 0, 50, 160, 234 };
+		uint64_t at = (caller - 1) * 100;
+
+		st_call(fb, t, caller, at);
+		st_call(fb, t, 4, at + 10);
+		st_call(fb, t, 5, at + 20);
+		st_ret(fb, t, at + 30);
+		st_ret(fb, t, x_end[caller]);
+		st_ret(fb, t, x_end[caller] + 10);
+	}
+	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	frame_builder__free(fb);
+	assert_int_equal(calltree__stats(ct)->probe_cost_ns, 10);
+	assert_int_equal(calltree__compensate(ct), 0);
+	text = render(ct);
+	assert_string_equal(text,
+			    "a 1 10 0\n"
+			    "a;x 1 10 8\n"
+			    "a;x;L 1 0 0\n"
+			    "b 1 20 0\n"
+			    "b;x 1 20 16\n"
+			    "b;x;L 1 0 0\n"
+			    "c 1 0 0\n"
+			    "c;x 1 0 0\n"
+			    "c;x;L 1 0 0\n");
+	free(text);
+	calltree__free(ct);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_reused_tid),
+		cmocka_unit_test(test_compensated),
+		cmocka_unit_test(test_compensated_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

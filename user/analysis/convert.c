@@ -156,8 +156,8 @@ static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char
 		ret = perfetto_reader__read(o->in, &sink, err, errlen);
 		/* the stats, with probe_cost_ns, come at the end of the read */
 		if (!ret && o->times == REPORT_TIMES_COMPENSATED &&
-		    convert__sums_times(o->to, o->weight))
-			calltree__compensate(ct);
+		    convert__sums_times(o->to, o->weight) && (ret = calltree__compensate(ct)))
+			snprintf(err, errlen, "out of memory");
 		if (!ret && (ret = write_tree(o, ct, out.f)))
 			snprintf(err, errlen, "cannot write %s: %s", out.of.path, strerror(-ret));
 		ret = either(out_close(&out, !ret, err, errlen), ret);

@@ -391,19 +391,63 @@ void calltree__free(struct calltree *ct)
 	free(ct);
 }
 
-void calltree__compensate(struct calltree *ct)
+/* Per function: the report's compensated self time (its paths' raw self
+ * and hits summed, then clamped once), what its paths keep when each is
+ * clamped alone, and how much of the former is handed out so far. */
+struct comp_share {
+	uint64_t raw, hits, kept, target, cum, given;
+};
+
+static bool timed_fid(const struct calltree *ct, uint32_t fid)
+{
+	return fid < ct->nfns;
+}
+
+/* A path's share of its function's compensated self time, in proportion
+ * to what it keeps alone; rounding down the running sum hands out the
+ * target exactly (a product of two 64-bit values needs 128 bits). */
+static uint64_t share(struct comp_share *s, uint64_t kept)
+{
+	uint64_t upto;
+
+	s->cum += kept;
+	upto = (uint64_t)((unsigned __int128)s->target * s->cum / s->kept);
+	kept = upto - s->given;
+	s->given = upto;
+	return kept;
+}
+
+int calltree__compensate(struct calltree *ct)
 {
 	uint64_t cost = ct->st.probe_cost_ns;
+	struct comp_share *fn;
 
 	if (ct->compensated)
-		return;
+		return 0;
+	if (!(fn = calloc(ct->nfns ? ct->nfns : 1, sizeof(*fn))))
+		return -ENOMEM;
 	ct->compensated = true;
 	for (size_t i = 1; i < ct->n; i++) {
+		const struct calltree_node *n = &ct->nodes[i];
+		struct comp_share *s = timed_fid(ct, n->fid) ? &fn[n->fid] : NULL;
+
+		if (s) {
+			s->raw += n->self_ns;
+			s->hits += n->self_hits;
+			s->kept += comp__apply(n->self_ns, n->self_hits, cost);
+		}
+	}
+	for (uint32_t f = 0; f < ct->nfns; f++)
+		fn[f].target = comp__apply(fn[f].raw, fn[f].hits, cost);
+	for (size_t i = 1; i < ct->n; i++) {
 		struct calltree_node *n = &ct->nodes[i];
+		uint64_t kept = comp__apply(n->self_ns, n->self_hits, cost);
 
 		n->total_ns = comp__apply(n->total_ns, n->total_hits, cost);
-		n->self_ns = comp__apply(n->self_ns, n->self_hits, cost);
+		n->self_ns = timed_fid(ct, n->fid) && kept ? share(&fn[n->fid], kept) : kept;
 	}
+	free(fn);
+	return 0;
 }
 
 bool calltree__compensated(const struct calltree *ct)

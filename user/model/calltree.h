@@ -37,9 +37,11 @@ struct frame_sink calltree__sink(struct calltree *ct);
 void calltree__free(struct calltree *ct);
 /* After the trace is read: takes the probe cost calibrated from the run
  * (its stats' probe_cost_ns) x probe hits out of every path's total and
- * self time, clamped at 0 per path, as `report --times=compensated` does
- * per function.  Once only; elided calls, never timed, stay as they are. */
-void calltree__compensate(struct calltree *ct);
+ * self time (model/probe_comp.h), once.  Self times sum to the report's
+ * per function: each function's paths share its compensated self time,
+ * clamped at 0 once as the report does, in proportion to what each path
+ * keeps when clamped alone.  Total times are clamped per path. */
+int calltree__compensate(struct calltree *ct); /* 0 or -ENOMEM */
 /* Whether calltree__compensate ran: which times the writers say they show. */
 bool calltree__compensated(const struct calltree *ct);
 
