@@ -18,7 +18,9 @@ Cases (--case):
   identical  runs of one build: no rule fires, exit 0
   formats    JSON (python's json), CSV (python's csv), markdown (rendered by
              cmark-gfm, GitHub's markdown engine, and its tables checked),
-             the table within the terminal's width
+             the table within the terminal's width; --times: compensated by
+             default, raw on request, each side = `report` of its trace with
+             the same --times, and every format says which
   runs       several runs per side: one noisy outlier among the head runs
              does not fire a time rule (alone, it does); counts that differ
              within a side are reported; globs select the runs
@@ -327,7 +329,7 @@ def check_csv(env, text, doc):
     want = ["function", "object", "group", "status", "fired"] + [
         "%s_%s" % (m, p) for m in ("calls", "total", "self", "avg")
         for p in ("base", "head", "change", "change_pct", "base_min", "base_max", "base_mad",
-                  "head_min", "head_max", "head_mad")]
+                  "head_min", "head_max", "head_mad")] + ["times"]
     if reader.fieldnames != want:
         raise CheckFailed("CSV header is %s" % reader.fieldnames)
     got = {r["function"]: r for r in reader}
@@ -338,11 +340,46 @@ def check_csv(env, text, doc):
             if int(r["calls_" + side]) != env.counts[side][name]:
                 raise CheckFailed("CSV %s calls_%s %s" % (name, side, r["calls_" + side]))
         j = rows(doc)[name]
-        if float(r["self_head"]) != j["self"]["head"]["median"]:
+        if float(r["self_head"]) != j["self"]["head"]["median"] or r["times"] != doc["times"]:
             raise CheckFailed("CSV and JSON disagree on %s" % name)
     if got["hot"]["fired"] != "calls>0%" or got["slow"]["fired"] != "self>200%":
         raise CheckFailed("CSV fired columns: hot %r, slow %r"
                           % (got["hot"]["fired"], got["slow"]["fired"]))
+
+
+def report_times(env, trace, times):
+    p = subprocess.run([env.sledtrace, "report", "--format=json", "--times=" + times, trace],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode:
+        raise CheckFailed("report --times=%s exited %d: %s" % (times, p.returncode, p.stderr))
+    return {r["function"]: r for r in json.loads(p.stdout)["rows"]}
+
+
+def check_times(env, base, head):
+    """Compensated by default, raw on request, each side less its own
+    trace's probe cost: one run per side, so the medians are the report's
+    figures of that trace exactly."""
+    self_ns = {}
+    for times, extra in (("compensated", []), ("raw", ["--times=raw"])):
+        doc, _ = env.diff_json(base, head, *extra)
+        if doc["times"] != times:
+            raise CheckFailed("diff %s says times %r, expected %s" % (extra, doc["times"], times))
+        table = env.diff(base, head, *extra, expect=0).stdout
+        if "; times: %s\n" % times not in table:
+            raise CheckFailed("the table does not say times: %s:\n%s" % (times, table))
+        for side, trace in (("base", base), ("head", head)):
+            rep = report_times(env, trace, times)
+            for name, row in rows(doc).items():
+                for m in ("self", "total"):
+                    if row[m][side]["median"] != rep[name][m + "_ns"]:
+                        raise CheckFailed("diff --times=%s %s %s %s: %s, report says %d"
+                                          % (times, name, m, side, row[m][side]["median"],
+                                             rep[name][m + "_ns"]))
+                self_ns[(times, name, side)] = row["self"][side]["median"]
+    if not any(self_ns[("compensated", n, s)] < v for (t, n, s), v in self_ns.items()
+               if t == "raw"):
+        raise CheckFailed("compensated self times equal the raw ones everywhere")
+    print("diff --times: compensated by default, raw on request, each = report of its trace")
 
 
 def run_on_pty(argv, cols):
@@ -387,6 +424,9 @@ def case_formats(env):
     check_counts(env, doc)
     md = env.diff("--format=markdown", *args, expect=1).stdout
     check_markdown(env, md, doc)
+    if "; times: compensated" not in md:
+        raise CheckFailed("markdown does not say which times it shows:\n" + md)
+    check_times(env, base[0], head[0])
     check_csv(env, env.diff("--format=csv", *args, expect=1).stdout, doc)
     for cols in (100, 250):
         out = run_on_pty([env.sledtrace, "diff"] + args, cols)
