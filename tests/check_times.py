@@ -124,8 +124,33 @@ def check_report(ctx, calls, self_hits, total_hits):
         out, _ = sh([ctx.sledtrace, "report", "--format=" + fmt, ctx.trace], "report")
         if say not in out:
             raise CheckFailed("report --format=%s does not say %r" % (fmt, say.strip()))
-    print("report: %d functions, self and total = raw - %d ns x hits" % (len(raw), ctx.cost))
+    check_edges(ctx, calls, total_hits, raw)
+    print("report: %d functions, self and total = raw - %d ns x hits; edges too"
+          % (len(raw), ctx.cost))
     return raw, comp
+
+
+def check_edges(ctx, calls, total_hits, functions):
+    """--callees: an edge's total is its calls' durations, each call's
+    hits those of its path's total."""
+    want_hits = collections.Counter()
+    for p in calls:
+        want_hits[(p[-2] if len(p) > 1 else "[root]", p[-1])] += total_hits[p]
+    for f in functions:
+        edges = {}
+        for kind in ("raw", "compensated"):
+            out, _ = sh([ctx.sledtrace, "report", "--format=json", "--times=" + kind,
+                         "--callees=" + f, ctx.trace], "report --callees")
+            doc = json.loads(out)
+            if doc["times"] != kind:
+                raise CheckFailed("--callees JSON says times %r, asked %s" % (doc["times"], kind))
+            edges[kind] = {(e["caller"], e["callee"]): e["total_ns"] for e in doc["edges"]}
+        for k, r in edges["raw"].items():
+            want = max(0, r - ctx.cost * want_hits[k])
+            if edges["compensated"][k] != want:
+                raise CheckFailed("edge %s -> %s: compensated %d, raw %d - %d x %d hits = %d"
+                                  % (k[0], k[1], edges["compensated"][k], r, ctx.cost,
+                                     want_hits[k], want))
 
 
 def check_pprof(ctx, raw, comp, comp_paths):

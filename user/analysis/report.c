@@ -104,7 +104,7 @@ static struct row *row_of(struct report *r, uint32_t group, uint32_t fid)
 	return row;
 }
 
-static int add_edge(struct report *r, uint32_t caller, uint32_t callee, uint64_t dur)
+static int add_edge(struct report *r, uint32_t caller, uint32_t callee, uint64_t dur, uint64_t hits)
 {
 	uint64_t key = ((uint64_t)caller << 32 | callee) + 1, idx;
 
@@ -117,6 +117,7 @@ static int add_edge(struct report *r, uint32_t caller, uint32_t callee, uint64_t
 	}
 	r->edges[idx].calls++;
 	r->edges[idx].dur_sum += dur;
+	r->edges[idx].hits += hits;
 	return 0;
 }
 
@@ -181,7 +182,7 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 		row->total_probes += hits;
 	}
 	if ((r->o.callers || r->o.callees) &&
-	    add_edge(r, depth > 1 ? stack[depth - 2].fid : 0, f->fid, dur))
+	    add_edge(r, depth > 1 ? stack[depth - 2].fid : 0, f->fid, dur, hits))
 		return -ENOMEM;
 	return 0;
 }
@@ -221,6 +222,9 @@ static int rp_stats(void *ctx, const struct trace_stats *st)
 		row->total = comp__apply(row->total, row->total_probes, st->probe_cost_ns);
 		row->self = comp__apply(row->self, row->self_probes, st->probe_cost_ns);
 	}
+	for (size_t i = 0; i < r->nedges; i++)
+		r->edges[i].dur_sum = comp__apply(r->edges[i].dur_sum, r->edges[i].hits,
+						  st->probe_cost_ns);
 	return 0;
 }
 

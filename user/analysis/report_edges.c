@@ -78,8 +78,10 @@ static void header(const struct sel *s, const char *fn, FILE *f)
 		fprintf(f, "%s of %s\n%12s %16s %12s  %s\n", s->callers ? "callers" : "callees", fn,
 			"CALLS", "TOTAL_NS", "AVG_NS", s->callers ? "CALLER" : "CALLEE");
 	} else if (fmt == REPORT_JSON) {
-		fprintf(f, "{\"schema\":\"sledtrace.edges/1\",\"direction\":\"%s\",\"function\":",
-			s->callers ? "callers" : "callees");
+		fprintf(f,
+			"{\"schema\":\"sledtrace.edges/1\",\"direction\":\"%s\",\"times\":\"%s\","
+			"\"function\":",
+			s->callers ? "callers" : "callees", report__times_name(s->r->o.times));
 		text_out__json(f, fn);
 		fputs(",\"edges\":[", f);
 	} else {

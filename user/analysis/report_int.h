@@ -28,6 +28,7 @@ struct row {
 struct edge {
 	uint32_t caller, callee; /* caller 0: no caller (a thread's root) */
 	uint64_t calls, dur_sum;
+	uint64_t hits; /* probe hits inside dur_sum (model/probe_comp.h) */
 };
 
 /* A thread (--by-thread) or process (--by-process) as rows name it. */
