@@ -90,7 +90,8 @@ def record(ctx):
     if status != 0:
         raise CheckFailed("record exited %d: %s" % (status, err))
     counts, _ = parse_counts(out, "the fixture")
-    out, _ = sh([ctx.sledtrace, "report", "--by-thread", "--format=tsv", ctx.trace], "report")
+    out, _ = sh([ctx.sledtrace, "report", "--by-thread", "--format=tsv", "--times=raw",
+                 ctx.trace], "report")
     ctx.by_thread = parse_report(out, exact_names=True)
     got = collections.Counter()
     for (tid, fn), (calls, _, _) in ctx.by_thread.items():
@@ -400,8 +401,8 @@ def case_record_gz(ctx):
     plain = os.path.join(ctx.tmp, "again.pftrace")
     with gzip.open(gz) as f, open(plain, "wb") as g:
         g.write(f.read())
-    reports = [sh([ctx.sledtrace, "report", "--by-thread", "--format=tsv", p], "report")[0]
-               for p in (gz, plain)]
+    reports = [sh([ctx.sledtrace, "report", "--by-thread", "--format=tsv", "--times=raw", p],
+                  "report")[0] for p in (gz, plain)]
     if reports[0] != reports[1]:
         raise CheckFailed("the .gz and its gunzip'd trace report differently")
     got = {k: v[0] for k, v in parse_report(reports[0], exact_names=True).items() if v[0]}
@@ -423,7 +424,7 @@ def case_report(ctx):
         got = {r["function"]: [int(r[c]) for c in cols] for r in rows}
         expect_equal("report " + name, {f: [r[c] for c in cols] for f, r in ctx.rows.items()},
                      got)
-    for r in ctx.rows.values():
+    for r in json.loads(rep("--format=json", "--times=raw"))["rows"]:
         if not (r["min_ns"] <= r["p50_ns"] <= r["p99_ns"] <= r["max_ns"]
                 and r["min_ns"] <= r["avg_ns"] <= r["max_ns"] and r["self_ns"] <= r["total_ns"]):
             raise CheckFailed("percentiles out of order: %r" % r)
