@@ -3,6 +3,7 @@
  * 32-byte struct sled_event into one ring buffer; the cookie set at attach
  * time says which object, function and sled kind fired. */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -121,18 +122,19 @@ static __always_inline void push_control(__u64 cookie, __u64 sp)
  * the kernel has just written it there). */
 static __always_inline void read_args(struct sled_ident *id)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct mm_struct *mm = task->mm;
-	__u64 len;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u64 start, len;
 
 	if (!mm)
 		return;
-	len = mm->arg_end - mm->arg_start;
+	start = BPF_CORE_READ(mm, arg_start);
+	len = BPF_CORE_READ(mm, arg_end) - start;
 	if (len > SLED_ARGS_MAX) {
 		len = SLED_ARGS_MAX;
 		id->e.sp |= SLED_IDENT_TRUNCATED;
 	}
-	if (len && !bpf_probe_read_user(id->args, len, (const void *)mm->arg_start)) {
+	if (len && !bpf_probe_read_user(id->args, len, (const void *)start)) {
 		id->args_len = len;
 		id->e.sp |= SLED_IDENT_ARGS;
 	}
@@ -198,10 +200,16 @@ int on_ret(struct pt_regs *ctx)
 	return emit(ctx);
 }
 
+/* The process-scope programs are raw tracepoints that read kernel fields
+ * with BPF_CORE_READ, not BTF-typed ones that dereference them: libbpf then
+ * needs kernel BTF only for the CO-RE relocations (a minimal BTF does, see
+ * user/record/core_btf.c), and the verifier does no BTF pointer walks,
+ * each a search of the kernel's BTF by name. */
+
 /* Runs in the exiting thread, after the last probe event it can cause.
  * The last thread of a process takes it out of the traced set, so a later
  * process that reuses the pid is not traced by mistake. */
-SEC("tp_btf/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -219,19 +227,20 @@ int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 
 /* Runs in the parent: a new process of a traced one is traced from its
  * first instruction (the child runs only after this returns). */
-SEC("tp_btf/sched_process_fork")
+SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, ctgid = child->tgid, one = 1;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1;
+	__u32 ctgid = BPF_CORE_READ(child, tgid), cpid = BPF_CORE_READ(child, pid);
 	struct sled_event *e;
 
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
 	/* A new thread is named as its creator is now (the child's comm is a
 	 * copy): it may be gone before the collector could read /proc. */
-	if (child->pid != child->tgid) {
+	if (cpid != ctgid) {
 		if (!no_events)
-			push_ident(ctgid, child->pid, NULL, false);
+			push_ident(ctgid, cpid, NULL, false);
 		return 0;
 	}
 	if (!follow)
@@ -239,7 +248,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
 	if (no_events)
 		return 0;
-	push_ident(ctgid, child->pid, NULL, false);
+	push_ident(ctgid, cpid, NULL, false);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SLED_CTR_LOST_CONTROL, 1);
@@ -247,7 +256,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	}
 	e->ts = bpf_ktime_get_boot_ns();
 	e->tgid = ctgid;
-	e->tid = child->pid;
+	e->tid = cpid;
 	e->cookie = SLED_COOKIE(SLED_KIND_FORK, 0, 0);
 	e->sp = bpf_get_current_pid_tgid(); /* the forking thread: tgid << 32 | tid */
 	bpf_ringbuf_submit(e, wakeup_flag());
@@ -257,11 +266,11 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 static long file_of_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
 	struct sled_file_id *id = data;
-	struct file *f = vma->vm_file;
+	struct inode *inode = BPF_CORE_READ(vma, vm_file, f_inode);
 
-	if (f) {
-		id->dev = f->f_inode->i_sb->s_dev;
-		id->ino = f->f_inode->i_ino;
+	if (inode) {
+		id->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		id->ino = BPF_CORE_READ(inode, i_ino);
 	}
 	return 0;
 }
@@ -299,14 +308,14 @@ static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64
  * kernel has no fentry or kprobe attachment here, so the syscall exit
  * tracepoint it is: it runs for every syscall of every process, and
  * returns after two compares for all but mmap. */
-SEC("tp_btf/sys_exit")
+SEC("raw_tp/sys_exit")
 int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 {
 	struct sled_file_id id = {};
 	__u32 tgid;
 
-	if (!hold_mappings || regs->orig_ax != __NR_MMAP || !(regs->dx & PROT_EXEC) ||
-	    (ret < 0 && ret > -4096))
+	if (!hold_mappings || BPF_CORE_READ(regs, orig_ax) != __NR_MMAP ||
+	    !(BPF_CORE_READ(regs, dx) & PROT_EXEC) || (ret < 0 && ret > -4096))
 		return 0;
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	if (!bpf_map_lookup_elem(&traced, &tgid))
@@ -318,14 +327,14 @@ int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 /* execve(2): the thread's frames of the old image end; a binary the
  * collector does not know is held (its interpreter is mapped by the
  * kernel too, but holds no sleds). */
-SEC("tp_btf/sched_process_exec")
+SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct sled_file_id id = {};
-	struct file *f = bprm->file;
+	struct inode *inode = BPF_CORE_READ(bprm, file, f_inode);
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!f || !bpf_map_lookup_elem(&traced, &tgid))
+	if (!inode || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
 	if (!no_events) {
 		push_control(SLED_COOKIE(SLED_KIND_EXEC, 0, 0), 0);
@@ -333,21 +342,21 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	if (!hold_mappings)
 		return 0;
-	id.dev = f->f_inode->i_sb->s_dev;
-	id.ino = f->f_inode->i_ino;
+	id.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	id.ino = BPF_CORE_READ(inode, i_ino);
 	return hold(tgid, &id, 0);
 }
 
 /* A thread of a traced process was renamed (prctl(PR_SET_NAME),
  * pthread_setname_np, exec): possibly by another thread, so the task
  * says whose name it is. */
-SEC("tp_btf/task_rename")
+SEC("raw_tp/task_rename")
 int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
 {
-	__u32 tgid = task->tgid;
+	__u32 tgid = BPF_CORE_READ(task, tgid);
 
 	if (no_events || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
-	push_ident(tgid, task->pid, comm, false);
+	push_ident(tgid, BPF_CORE_READ(task, pid), comm, false);
 	return 0;
 }

@@ -16,7 +16,7 @@
 #define SLED_KIND_EXIT 1
 #define SLED_KIND_TAIL 2
 #define SLED_KIND_RET 3
-/* A thread of the traced process exited (tp_btf/sched_process_exit): its
+/* A thread of the traced process exited (raw_tp/sched_process_exit): its
  * open frames end now, and its tid may be reused by a new thread. */
 /* sp is 1 when it was the process's last thread. */
 #define SLED_KIND_THREAD_EXIT 4

@@ -16,6 +16,7 @@
 
 #include "probe/proc_maps.h"
 #include "probe/sled_rewrite.h"
+#include "record/core_btf.h"
 #include "record/record_int.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
@@ -170,18 +171,39 @@ static bool following(const struct record *r)
 	return !r->opts->npids || r->opts->follow;
 }
 
+/* The kernel BTF libbpf relocates against is parsed at load: the embedded
+ * minimal one is freed right after. */
+static int open_object(struct record *r, struct core_btf **cb)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	int err = core_btf__new(cb);
+
+	if (err)
+		return record__fail(err, "cannot open the BPF object: %s", strerror(-err), NULL);
+	oo.btf_custom_path = core_btf__path(*cb);
+	if (r->opts->verbose)
+		fprintf(stderr, "sledtrace: kernel BTF for CO-RE: %s\n", core_btf__describe(*cb));
+	r->skel = sledtrace_bpf__open_opts(&oo);
+	if (!r->skel)
+		return record__fail(-errno, "cannot open the BPF object: %s", strerror(errno),
+				    NULL);
+	return 0;
+}
+
 int record__load(struct record *r)
 {
 	struct attach_opts ao = { .mode = r->opts->attach, .pid = -1 };
+	struct core_btf *cb = NULL;
 	int err;
 
 	libbpf_verbosity = r->opts->verbose;
 	libbpf_set_print(libbpf_print);
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
-	r->skel = sledtrace_bpf__open();
-	if (!r->skel)
-		return record__fail(-errno, "cannot open the BPF object: %s", strerror(errno),
-				    NULL);
+	err = open_object(r, &cb);
+	if (err) {
+		core_btf__free(cb);
+		return err;
+	}
 	r->skel->rodata->wakeup_bytes = r->opts->ring_size / 4;
 	r->skel->rodata->no_events = r->opts->no_events;
 	/* One process: the kernel's pid filter; several: the traced map. */
@@ -196,6 +218,7 @@ int record__load(struct record *r)
 		err = prepare_programs(r);
 	if (!err)
 		err = sledtrace_bpf__load(r->skel);
+	core_btf__free(cb);
 	if (err == -EPERM || err == -EACCES)
 		return record__fail(
 			err,
