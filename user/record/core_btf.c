@@ -120,8 +120,8 @@ int core_btf__new(struct core_btf **out)
 		cb->fd = -1;
 		cb->path[0] = 0;
 	} else {
-		snprintf(cb->what, sizeof(cb->what), "embedded minimal BTF (%lu bytes, this kernel's)",
-			 core_btf_size);
+		snprintf(cb->what, sizeof(cb->what),
+			 "embedded minimal BTF (%lu bytes, this kernel's)", core_btf_size);
 	}
 	*out = cb;
 	return 0;

@@ -196,6 +196,7 @@ int record__load(struct record *r)
 	struct core_btf *cb = NULL;
 	int err;
 
+	r->warm = attach_warm__start(); /* its grace period overlaps the load */
 	libbpf_verbosity = r->opts->verbose;
 	libbpf_set_print(libbpf_print);
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
@@ -583,6 +584,8 @@ int record__start(struct record *r)
 
 	if (!ret)
 		ret = r->targets.n ? start_attached(r) : start_command(r);
+	attach_warm__stop(r->warm);
+	r->warm = NULL;
 	if (ret)
 		return ret;
 	r->start_ns = record__now_ns();
@@ -602,6 +605,7 @@ void record__free(struct record *r)
 {
 	if (!r)
 		return;
+	attach_warm__stop(r->warm);
 	if (r->child.pid > 0)
 		launch__abort(&r->child);
 	output_file__abort(&r->out);
