@@ -98,7 +98,8 @@ _Static_assert(sizeof(struct sled_ident) == 56 + SLED_ARGS_MAX, "sled_ident size
 #define SLED_CTR_UNHELD 1	/* a new executable mapping could not be reported */
 #define SLED_CTR_LOST_CONTROL 2 /* a fork or exec notice could not be queued */
 #define SLED_CTR_LOST_IDENT 3	/* an identity record could not be queued */
-#define SLED_CTR_MAX 4
+#define SLED_CTR_UNTRACED 4	/* a child could not join the traced set */
+#define SLED_CTR_MAX 5
 
 /* Key of the `known_files` map: a file the collector has looked at, as the
  * kernel names it (super_block s_dev, MKDEV encoding, and inode number). */

@@ -248,7 +248,7 @@ static void report_holds(struct record *r)
 {
 	const struct mapping_watch *w = &r->watch;
 	uint64_t unheld = counter(r, SLED_CTR_UNHELD), lost = counter(r, SLED_CTR_LOST_CONTROL);
-	uint64_t idents = counter(r, SLED_CTR_LOST_IDENT);
+	uint64_t idents = counter(r, SLED_CTR_LOST_IDENT), untraced = counter(r, SLED_CTR_UNTRACED);
 	const struct collector_names *names = collector__names(r->col);
 
 	if (unheld)
@@ -263,6 +263,12 @@ static void report_holds(struct record *r)
 			" fork or exec notice%s lost (ring buffer "
 			"full): children may lack their parent's frames, execs their end\n",
 			lost, lost == 1 ? "" : "s");
+	if (untraced)
+		fprintf(stderr,
+			"sledtrace: warning: %" PRIu64
+			" child process%s could not be traced (traced-process map full or out of "
+			"memory): their calls are missing\n",
+			untraced, untraced == 1 ? "" : "es");
 	/* '?' alone is a thread of a -p target that ended during the attach. */
 	if (idents || (names->unknown && r->opts->verbose))
 		fprintf(stderr,
