@@ -11,7 +11,10 @@ bpf/vmlinux_min.h stands in for the dumped vmlinux.h, and checks that
      had BTF: otherwise there is nothing to compare and the test fails);
   3. the sledtrace built that way records a fixture with exact counts
      (tests/check_counts.py), i.e. libbpf relocates the hand-written types
-     against the running kernel and the kernel accepts the programs.
+     against the running kernel and the kernel accepts the programs;
+  4. which kernel BTF each sledtrace relocates against (record -v): the
+     main build embeds the minimal BTF cut from this kernel's and uses it,
+     the build without kernel BTF embeds none and uses the kernel's own.
 
 Usage: check_vmlinux_min.py --source-root DIR --build-dir DIR
          --main-bpf-object OBJ --check-counts PY --fixture BIN
@@ -39,6 +42,18 @@ def instructions(obj):
     """The disassembly of every section, without the file name line."""
     out = run(["llvm-objdump", "-d", "--no-show-raw-insn", obj], "llvm-objdump " + obj)
     return [l for l in out.splitlines() if "file format" not in l]
+
+
+def check_btf_line(sledtrace, fixture, want):
+    """record -v names the BTF the CO-RE reads were relocated against."""
+    proc = subprocess.run([sledtrace, "record", "-v", "-o", "/dev/null", "--", fixture],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=120)
+    lines = [l for l in proc.stderr.splitlines() if "kernel BTF for CO-RE" in l]
+    if proc.returncode != 0 or len(lines) != 1 or want not in lines[0]:
+        sys.exit("%s: expected one 'kernel BTF for CO-RE: %s...' line (exit %d):\n%s" %
+                 (sledtrace, want, proc.returncode, proc.stderr[-2000:]))
+    print("%s: %s" % (sledtrace, lines[0]))
 
 
 def main():
@@ -71,6 +86,11 @@ def main():
         diff = [l for l in set(mine) ^ set(theirs)][:20]
         sys.exit("BPF code differs between vmlinux_min.h and kernel BTF:\n" + "\n".join(diff))
     print("BPF object: %d lines of disassembly identical to the kernel-BTF build" % len(mine))
+
+    for exe, want in ((os.path.join(main_build, "sledtrace"), "embedded minimal BTF"),
+                      (os.path.join(a.build_dir, "sledtrace"),
+                       "/sys/kernel/btf/vmlinux (none embedded")):
+        check_btf_line(exe, a.fixture, want)
 
     proc = subprocess.run([sys.executable, a.check_counts, "--sledtrace",
                            os.path.join(a.build_dir, "sledtrace"), "--timeout", "120",
