@@ -95,7 +95,8 @@ static int embed(struct core_btf *cb)
 		done += (size_t)n;
 	}
 	snprintf(cb->path, sizeof(cb->path), "/proc/self/fd/%d", cb->fd);
-	return 0;
+	/* libbpf opens it by that name: without /proc, the kernel's BTF. */
+	return access(cb->path, R_OK) ? -errno : 0;
 }
 
 int core_btf__new(struct core_btf **out)
