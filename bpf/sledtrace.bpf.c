@@ -314,16 +314,19 @@ static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64
 
 /* mmap(2) of a file with PROT_EXEC (the dynamic loader, dlopen).  This
  * kernel has no fentry or kprobe attachment here, so the syscall exit
- * tracepoint it is: it runs for every syscall of every process, and
- * returns after two compares for all but mmap. */
+ * tracepoint it is: it runs for every syscall of every process; most
+ * leave after two compares, page-aligned results after two reads more. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 {
 	struct sled_file_id id = {};
 	__u32 tgid;
 
-	if (!hold_mappings || BPF_CORE_READ(regs, orig_ax) != __NR_MMAP ||
-	    !(BPF_CORE_READ(regs, dx) & PROT_EXEC) || (ret < 0 && ret > -4096))
+	/* mmap returns a page-aligned address: an error or any other result
+	 * with low bits set leaves before the two register reads. */
+	if (!hold_mappings || (ret & 0xfff))
+		return 0;
+	if (BPF_CORE_READ(regs, orig_ax) != __NR_MMAP || !(BPF_CORE_READ(regs, dx) & PROT_EXEC))
 		return 0;
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	if (!bpf_map_lookup_elem(&traced, &tgid))
