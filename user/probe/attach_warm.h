@@ -4,7 +4,7 @@
  * (the one fork() reads); its first writer after a quiet spell waits a
  * full RCU grace period (6-30 ms here), later writers in quick succession
  * do not.  A helper process registers throwaway probes (on a memfd that
- * nothing runs) while sledtrace loads, so that sledtrace's own attach
+ * nothing runs) while sledtrace opens the target and loads, so that its attach
  * finds the lock already switched. */
 #ifndef SLEDTRACE_ATTACH_WARM_H
 #define SLEDTRACE_ATTACH_WARM_H

@@ -112,6 +112,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->out.fd = -1;
 	r->child.pid = -1;
 	r->keeper.pid = -1;
+	r->warm = attach_warm__start(); /* its wait overlaps open and load */
 	ret = object_set__new(&oo, &r->objs);
 	if (ret)
 		return record__fail(ret, "out of memory", NULL, NULL);
@@ -196,7 +197,6 @@ int record__load(struct record *r)
 	struct core_btf *cb = NULL;
 	int err;
 
-	r->warm = attach_warm__start(); /* its grace period overlaps the load */
 	libbpf_verbosity = r->opts->verbose;
 	libbpf_set_print(libbpf_print);
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);

@@ -32,7 +32,7 @@ struct record {
 	struct targets targets; /* -p */
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
-	struct attach_warm *warm;	/* from load until the first attach is done */
+	struct attach_warm *warm;	/* from open until the first attach is done */
 	struct bpf_link *exit_link;	/* thread exits of the traced process */
 	struct bpf_link *hold_links[4]; /* exec, mmap, fork, rename (mappings.h) */
 	struct mapping_watch watch;
