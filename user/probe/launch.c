@@ -144,14 +144,21 @@ static int mount_copy(int copy_fd, int target_fd)
  * private mount namespace (so nothing propagates out), the copy bound over
  * path.  The namespace goes away with the last process in it, so nothing
  * stays mounted even if sledtrace is killed.  Returns 0 or an errno. */
-static int bind_copy(int copy_fd, const char *path)
+static int private_ns(void)
 {
-	int target_fd, e;
-
 	if (unshare(CLONE_NEWNS))
 		return errno;
 	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		return errno;
+	return 0;
+}
+
+static int bind_copy(int copy_fd, const char *path)
+{
+	int target_fd, e = private_ns();
+
+	if (e)
+		return e;
 	target_fd = open(path, O_PATH | O_CLOEXEC);
 	if (target_fd < 0)
 		return errno;
@@ -162,16 +169,17 @@ static int bind_copy(int copy_fd, const char *path)
 
 static void __attribute__((noreturn))
 child(int gate, int errw, const char *path, char *const argv[], const struct run_as *ra,
-      int copy_fd)
+      int copy_fd, bool own_ns)
 {
 	char go;
 	int e;
 
-	if (copy_fd >= 0) {
-		e = bind_copy(copy_fd, path);
+	if (copy_fd >= 0 || own_ns) {
+		e = copy_fd >= 0 ? bind_copy(copy_fd, path) : private_ns();
 		if (write(errw, &e, sizeof(e)) != (ssize_t)sizeof(e))
 			_exit(127);
-		close(copy_fd);
+		if (copy_fd >= 0)
+			close(copy_fd);
 	}
 	if (read(gate, &go, 1) != 1)
 		_exit(127); /* sledtrace went away: never run untraced */
@@ -199,6 +207,14 @@ static int read_bind_result(struct launch *l)
 	if (n != (ssize_t)sizeof(e))
 		return -ECHILD;
 	l->bind_err = -e;
+	if (!e) {
+		char ns[64];
+
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)l->pid);
+		l->ns_fd = open(ns, O_RDONLY | O_CLOEXEC);
+		if (l->ns_fd < 0)
+			l->bind_err = -errno;
+	}
 	return 0;
 }
 
@@ -213,7 +229,7 @@ int launch__spawn_over(struct launch *l, const char *path, char *const argv[], i
 
 	l->pid = -1;
 	l->bind_err = -ENOENT;
-	l->pidfd = l->gate_fd = l->err_fd = -1;
+	l->pidfd = l->gate_fd = l->err_fd = l->ns_fd = -1;
 	if (pipe2(gate, O_CLOEXEC))
 		return -errno;
 	if (pipe2(errp, O_CLOEXEC)) {
@@ -227,7 +243,7 @@ int launch__spawn_over(struct launch *l, const char *path, char *const argv[], i
 	if (l->pid == 0) {
 		close(gate[1]);
 		close(errp[0]);
-		child(gate[0], errp[1], path, argv, l->run_as, copy_fd);
+		child(gate[0], errp[1], path, argv, l->run_as, copy_fd, l->private_ns);
 	}
 	close(gate[0]);
 	close(errp[1]);
@@ -241,7 +257,7 @@ int launch__spawn_over(struct launch *l, const char *path, char *const argv[], i
 		return -e;
 	}
 	l->pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
-	return copy_fd >= 0 ? read_bind_result(l) : 0;
+	return copy_fd >= 0 || l->private_ns ? read_bind_result(l) : 0;
 }
 
 int launch__release(struct launch *l)
@@ -290,5 +306,8 @@ void launch__abort(struct launch *l)
 	waitpid(l->pid, NULL, 0);
 	if (l->pidfd >= 0)
 		close(l->pidfd);
+	if (l->ns_fd >= 0)
+		close(l->ns_fd);
 	l->pid = -1;
+	l->ns_fd = -1;
 }

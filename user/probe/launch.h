@@ -6,6 +6,7 @@
 #ifndef SLEDTRACE_LAUNCH_H
 #define SLEDTRACE_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -18,11 +19,16 @@ struct launch {
 	int err_fd;		     /* read end: the child's exec errno, EOF on success */
 	const struct run_as *run_as; /* set before spawn; NULL: keep our identity */
 	int bind_err;		     /* launch__spawn_over: 0 when path names the copy */
+	bool private_ns;	     /* set before spawn: a private mount namespace always */
+	int ns_fd;		     /* the child's mount namespace when private, else -1 */
 };
 
 /* Finds the executable like execvp would: a name without '/' is looked up
  * in PATH.  Returns 0 or -ENOENT/-EACCES. */
 int launch__resolve(const char *cmd, char *path, size_t len);
+/* With l->private_ns the child enters a private mount namespace first
+ * (launch__spawn_over with no copy), so that copies can be bound in it
+ * later (ns_copy.h): l->ns_fd is then open, or l->bind_err says why not. */
 int launch__spawn(struct launch *l, const char *path, char *const argv[]);
 /* Like launch__spawn, but the child first enters a private mount namespace
  * and binds the file open as copy_fd over path, so that it execs the copy

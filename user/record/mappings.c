@@ -45,11 +45,18 @@ static int add_mapping(const struct proc_mapping *m, void *arg)
 	return mark_known(w, m->dev, m->ino);
 }
 
+static int mark_copy(void *ctx, uint64_t dev, uint64_t ino)
+{
+	return mark_known(ctx, dev, ino);
+}
+
 static int attach_new(struct mapping_watch *w)
 {
 	char err[1024];
 	int ret = object_set__register(w->objs, w->col, w->fb);
 
+	if (!ret && w->copies)
+		copies__make(w->copies, w->objs);
 	if (!ret)
 		ret = object_set__queue(w->objs, w->att, &w->progs, w->exits);
 	if (ret)
@@ -59,8 +66,12 @@ static int attach_new(struct mapping_watch *w)
 		/* The process must run on; what could not be probed is said. */
 		w->failed++;
 		fprintf(stderr, "sledtrace: warning: %s\n", err);
+		if (w->copies)
+			copies__abandon(w->copies, w->objs);
+		return 0;
 	}
-	return 0;
+	/* Probes first, then the bind: no process maps an unprobed copy. */
+	return w->copies ? copies__bind(w->copies, w->objs, mark_copy, w) : 0;
 }
 
 int mapping_watch__scan(struct mapping_watch *w, pid_t tgid)

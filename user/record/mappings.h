@@ -15,6 +15,7 @@
 #include "probe/attach.h"
 #include "probe/probe_plan.h"
 #include "record/collector.h"
+#include "record/copies.h"
 #include "record/objects.h"
 #include "sledtrace.h"
 
@@ -26,6 +27,7 @@ struct mapping_watch {
 	struct collector *col;
 	struct frame_builder *fb;
 	int known_fd, held_fd; /* the BPF maps known_files and held */
+	struct copies *copies; /* rewritten copies for later processes; NULL: none */
 	bool quiet;
 	/* What holding cost: from the mapping to the resume, boot-time ns. */
 	uint64_t holds, hold_ns_sum, hold_ns_max;

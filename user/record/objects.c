@@ -35,6 +35,7 @@ static void object_free(struct traced_object *o)
 	free(o->path);
 	free(o->open_path);
 	free(o->selected);
+	ns_copy__free(o->copy);
 	symbols__free(o->syms);
 	xray_map__free(o->map);
 	elf_object__free(o->elf);
@@ -108,7 +109,8 @@ int object_set__add(struct object_set *s, const char *path, const char *open_pat
 	int ret;
 
 	for (size_t i = 0; i < s->n; i++)
-		if (s->objs[i].dev == dev && s->objs[i].ino == ino)
+		if ((s->objs[i].dev == dev && s->objs[i].ino == ino) ||
+		    (s->objs[i].copy && s->objs[i].copy_dev == dev && s->objs[i].copy_ino == ino))
 			return 1;
 	if (!wanted(s, path))
 		return -ENODATA;
@@ -265,6 +267,16 @@ int object_set__register(struct object_set *s, struct collector *col, struct fra
 	return err;
 }
 
+static int queue_copy(struct traced_object *o, uint32_t index, struct attacher *att,
+		      const struct probe_programs *progs)
+{
+	int err = probe_plan__queue_at(att, progs, o->elf, ns_copy__path(o->copy), o->map, index,
+				       EXIT_REWRITE, o->selected, &o->copy_plan);
+
+	o->copy_queued = !err;
+	return err;
+}
+
 int object_set__queue(struct object_set *s, struct attacher *att,
 		      const struct probe_programs *progs, enum exit_mode exits)
 {
@@ -274,8 +286,8 @@ int object_set__queue(struct object_set *s, struct attacher *att,
 
 		if (!o->nselected)
 			continue;
-		/* only the launched executable is ever rewritten: rewrite means
-		 * mixed for the others */
+		/* Only copies are rewritten: rewrite means mixed for an
+		 * original some process already maps. */
 		if (o->rewritten)
 			err = probe_plan__queue_at(att, progs, o->elf, o->probe_path, o->map,
 						   (uint32_t)s->queued, EXIT_REWRITE, o->selected,
@@ -285,6 +297,14 @@ int object_set__queue(struct object_set *s, struct attacher *att,
 						exits == EXIT_REWRITE ? EXIT_MIXED : exits,
 						o->selected, &o->plan);
 		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		struct traced_object *o = &s->objs[i];
+		int err;
+
+		if (o->copy && !o->copy_queued && o->nselected &&
+		    (err = queue_copy(o, (uint32_t)i, att, progs)))
 			return err;
 	}
 	return 0;

@@ -15,6 +15,7 @@
 #include "object/elf_object.h"
 #include "object/symbols.h"
 #include "object/xray_map.h"
+#include "probe/ns_copy.h"
 #include "probe/probe_plan.h"
 #include "probe/select.h"
 #include "record/collector.h"
@@ -32,6 +33,13 @@ struct traced_object {
 	struct object_plan plan;
 	bool rewritten;		/* probed through probe_path, a rewritten copy */
 	const char *probe_path; /* not owned (sled_rewrite__path) */
+	/* A rewritten copy bound over path for the processes that map it
+	 * later (copies.h): probed too, as the same object, so counts of
+	 * both inodes add up. */
+	struct ns_copy *copy;	     /* owned; NULL: none */
+	uint64_t copy_dev, copy_ino; /* as /proc/PID/maps shows them */
+	struct object_plan copy_plan;
+	bool copy_queued, copy_bound;
 };
 
 struct object_set_opts {
@@ -48,7 +56,7 @@ struct object_set;
 int object_set__new(const struct object_set_opts *opts, struct object_set **out);
 void object_set__free(struct object_set *s);
 /* Opens, decodes and filters one file.  Returns 0 when added, 1 when the
- * file (dev, ino) is in the set already, -ENODATA when it has no sleds
+ * file (dev, ino) is in the set already (or is the copy of one), -ENODATA when it has no sleds
  * (or --object leaves it out),
  * another negative errno with err naming the file and the problem. */
 int object_set__add(struct object_set *s, const char *path, const char *open_path, uint64_t dev,
@@ -63,7 +71,8 @@ size_t object_set__functions(const struct object_set *s);
  * A name shown by functions of two objects carries its object's file name
  * ("f [libx.so]"): traces and reports key functions by name. */
 int object_set__register(struct object_set *s, struct collector *col, struct frame_builder *fb);
-/* Queues the probes of every object added since the last call. */
+/* Queues the probes of every object added since the last call, and those
+ * of every copy not queued yet (rewritten sleds). */
 int object_set__queue(struct object_set *s, struct attacher *att,
 		      const struct probe_programs *progs, enum exit_mode exits);
 

@@ -111,6 +111,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->epfd = -1;
 	r->out.fd = -1;
 	r->child.pid = -1;
+	r->child.ns_fd = -1;
 	r->keeper.pid = -1;
 	r->warm = attach_warm__start(); /* its wait overlaps open and load */
 	ret = object_set__new(&oo, &r->objs);
@@ -370,6 +371,7 @@ static int hook_mappings(struct record *r)
 		.fb = r->fb,
 		.known_fd = bpf_map__fd(r->skel->maps.known_files),
 		.held_fd = bpf_map__fd(r->skel->maps.held),
+		.copies = r->copies.ns_fd >= 0 ? &r->copies : NULL,
 	};
 	/* fork and rename also name new threads and processes (collector.h). */
 	r->hold_links[0] = bpf_program__attach(r->skel->progs.on_exec);
@@ -554,12 +556,26 @@ static int spawn(struct record *r)
 	return r->rw ? use_copy(r, o) : 0;
 }
 
+/* Objects the tree maps later get copies bound in the command's namespace,
+ * when it has one of its own. */
+static void init_copies(struct record *r)
+{
+	r->copies = (struct copies){ .ns_fd = r->child.ns_fd,
+				     .xray_options = getenv("XRAY_OPTIONS"),
+				     .verbose = r->opts->verbose > 0,
+				     .offered = object_set__count(r->objs) };
+}
+
 static int start_command(struct record *r)
 {
-	int ret = spawn(r);
+	int ret;
 
+	/* A namespace of its own, even with nothing to bind at the start. */
+	r->child.private_ns = wants_rewrite(r);
+	ret = spawn(r);
 	if (ret)
 		return ret;
+	init_copies(r);
 	/* Links fire in every process; BPF keeps the tree's (traced map). */
 	attacher__set_pid(r->att, -1);
 	ret = watch_thread_exits(r);
@@ -608,6 +624,8 @@ void record__free(struct record *r)
 	attach_warm__stop(r->warm);
 	if (r->child.pid > 0)
 		launch__abort(&r->child);
+	if (r->child.ns_fd >= 0)
+		close(r->child.ns_fd);
 	output_file__abort(&r->out);
 	if (r->epfd >= 0)
 		close(r->epfd);

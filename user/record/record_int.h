@@ -36,6 +36,7 @@ struct record {
 	struct bpf_link *exit_link;	/* thread exits of the traced process */
 	struct bpf_link *hold_links[4]; /* exec, mmap, fork, rename (mappings.h) */
 	struct mapping_watch watch;
+	struct copies copies; /* rewritten copies bound in the command's namespace */
 	struct keeper keeper;
 	struct run_as run_as;	   /* the command's user under sudo */
 	enum xray_runtime runtime; /* the command's own XRay runtime */

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/* copies.c: see copies.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "object/xray_runtime.h"
+#include "probe/proc_maps.h"
+#include "probe/sled_rewrite.h"
+#include "record/copies.h"
+
+static void refuse(struct copies *c, const struct traced_object *o, const char *why)
+{
+	c->refused++;
+	if (c->verbose)
+		fprintf(stderr,
+			"sledtrace: %s: no rewritten copy for later processes: %s; exits: "
+			"uretprobe where safe, inferred elsewhere\n",
+			o->path, why);
+}
+
+static int make_one(struct traced_object *o, const char *xray_options, char *why, size_t whylen)
+{
+	struct sled_rewrite *rw;
+	int err;
+
+	if (xray_runtime__check(o->elf, xray_options) == XRAY_RUNTIME_PATCHES_PREMAIN) {
+		snprintf(why, whylen, "XRAY_OPTIONS tells the XRay runtime it links to patch "
+				      "the sleds itself");
+		return -ENOTSUP;
+	}
+	err = sled_rewrite__new(o->elf, o->map, &rw, why, whylen);
+	if (err)
+		return err;
+	err = ns_copy__new(sled_rewrite__fd(rw), &o->copy);
+	sled_rewrite__free(rw);
+	if (!err)
+		err = ns_copy__stat(o->copy, &o->copy_dev, &o->copy_ino);
+	if (err) {
+		snprintf(why, whylen, "cannot make the copy: %s", strerror(-err));
+		ns_copy__free(o->copy);
+		o->copy = NULL;
+		return err;
+	}
+	o->copy_dev = proc_maps__dev((dev_t)o->copy_dev);
+	return 0;
+}
+
+void copies__make(struct copies *c, struct object_set *objs)
+{
+	char why[512];
+
+	for (; c->offered < object_set__count(objs); c->offered++) {
+		struct traced_object *o = object_set__get(objs, c->offered);
+
+		if (c->ns_fd < 0 || o->rewritten || o->copy || !o->nselected)
+			continue;
+		if (make_one(o, c->xray_options, why, sizeof(why)))
+			refuse(c, o, why);
+	}
+}
+
+/* The file the process mapped, as stat sees it, for the helper to check
+ * that the path in the namespace still names it. */
+static int original_id(const struct traced_object *o, uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	if (stat(o->open_path, &st))
+		return -errno;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+int copies__bind(struct copies *c, struct object_set *objs,
+		 int (*mark)(void *ctx, uint64_t dev, uint64_t ino), void *ctx)
+{
+	for (size_t i = 0; i < object_set__count(objs); i++) {
+		struct traced_object *o = object_set__get(objs, i);
+		uint64_t dev, ino;
+		int err;
+
+		if (!o->copy || !o->copy_queued || o->copy_bound)
+			continue;
+		err = mark(ctx, o->copy_dev, o->copy_ino);
+		if (err)
+			return err;
+		err = original_id(o, &dev, &ino);
+		if (!err)
+			err = ns_copy__bind(o->copy, c->ns_fd, o->path, dev, ino);
+		if (err) {
+			refuse(c, o,
+			       err == -ESTALE ? "its path names another file in the command's "
+						"namespace"
+					      : strerror(-err));
+			ns_copy__free(o->copy);
+			o->copy = NULL;
+			continue;
+		}
+		o->copy_bound = true;
+		c->bound++;
+		if (c->verbose)
+			fprintf(stderr,
+				"sledtrace: %s: rewritten copy bound in the command's namespace: "
+				"processes that map it from now on run nop5 sleds, exact exits\n",
+				o->path);
+	}
+	return 0;
+}
+
+void copies__abandon(struct copies *c, struct object_set *objs)
+{
+	for (size_t i = 0; i < object_set__count(objs); i++) {
+		struct traced_object *o = object_set__get(objs, i);
+
+		if (o->copy && !o->copy_bound) {
+			refuse(c, o, "its probes could not be attached");
+			ns_copy__free(o->copy);
+			o->copy = NULL;
+		}
+	}
+}
