@@ -19,6 +19,9 @@ Cases (--case):
            bound, and no process of our namespace sees them; then it is
            released, dlopens B (bound after the first process mapped it),
            and every count is exact.
+  linked   M B wait run directly: already the first process maps the
+           copies of M and of libsl_a.so, which M links (resolved before
+           the launch), and counts are exact.
   sigint, sigkill
            as dlopen, but at the wait sledtrace and the tree get SIGINT
            (as from a terminal), or sledtrace alone SIGKILL; then the
@@ -27,7 +30,7 @@ Cases (--case):
            a copy; the output directory has only the trace (none after
            SIGKILL); after SIGKILL the tree's output is as untraced.
 Usage: check_solib.py --sledtrace PATH --case later -- FIXTURE
-       check_solib.py --sledtrace PATH --case dlopen|sigint|sigkill -- MAIN LIBSL_B
+       check_solib.py --sledtrace PATH --case dlopen|linked|sigint|sigkill -- MAIN LIBSL_B
 """
 import argparse
 import ctypes
@@ -116,14 +119,28 @@ def all_pids():
     return [p for p in os.listdir("/proc") if p.isdigit()]
 
 
-def waiting_main(main):
+def parent_of(pid):
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[1]
+    except (OSError, IndexError):
+        return None
+
+
+def waiting_main(main, root):
+    """The process of root's tree that runs main (there is one at a time)."""
     for pid in all_pids():
         try:
-            if os.readlink("/proc/%s/exe" % pid) == main:
-                return pid
+            if os.readlink("/proc/%s/exe" % pid) != main:
+                continue
         except OSError:
-            pass
-    return None
+            continue
+        up = pid
+        while up not in (None, "0", "1") and up != str(root):
+            up = parent_of(up)
+        if up == str(root):
+            return pid
+    raise CheckFailed("no process of the tree runs %s" % main)
 
 
 def check_maps(pid, paths):
@@ -162,7 +179,10 @@ def drive(argv, cwd_env=None):
 
 
 def finish(proc, lines, pid):
-    os.kill(int(pid), signal.SIGUSR1)
+    try:
+        os.kill(int(pid), signal.SIGUSR1)
+    except ProcessLookupError:
+        pass  # ended by the SIGINT
     out, err = proc.communicate(timeout=120)
     return cc.status_of(proc.returncode), "".join(lines) + out.decode(), err.decode()
 
@@ -171,20 +191,32 @@ def case_dlopen(args, tmp):
     main, lib = args.files
     lib_a = os.path.join(os.path.dirname(main), "libsl_a.so")
     sh = "%s %s; %s %s wait" % (main, lib, main, lib)
-    proc, lines = drive(["sh", "-c", sh])
-    pid = waiting_main(main)
+    cmd = [main, lib, "wait"] if args.case == "linked" else ["sh", "-c", sh]
+    proc, lines = drive(cmd)
+    pid = waiting_main(main, proc.pid)
     ref_status, ref_out, _ = finish(proc, lines, pid)
     if args.case != "dlopen":
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
             raise CheckFailed("prctl(PR_SET_CHILD_SUBREAPER) failed")
-    argv, trace = record(args, tmp, ["sh", "-c", sh])
+    argv, trace = record(args, tmp, cmd)
     proc, lines = drive(argv)
-    pid = waiting_main(main)
+    try:
+        check_tree(args, proc, lines, main, lib, lib_a, ref_status, ref_out, trace, tmp)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def check_tree(args, proc, lines, main, lib, lib_a, ref_status, ref_out, trace, tmp):
+    pid = waiting_main(main, proc.pid)
     check_maps(pid, [main, lib_a])
     paths = (main, lib_a, lib)
     ours, theirs = ns_of("self"), ns_of(pid)
-    if len(mounts_of(pid, paths)) != 3 or theirs == ours:
+    # linked: libsl_b.so is bound once the process has dlopened it
+    if len(mounts_of(pid, paths)) != 2 + (args.case != "linked") or theirs == ours:
         raise CheckFailed("the target's namespace lacks the copies: %s" % mounts_of(pid, paths))
     outside = [p for p in all_pids() if ns_of(p) == ours and mounts_of(p, paths)]
     if outside:
@@ -199,11 +231,12 @@ def case_dlopen(args, tmp):
     if args.case == "sigkill" and cc.parse_counts(out, "t")[1] != cc.parse_counts(ref_out, "u")[1]:
         raise CheckFailed("after SIGKILL of sledtrace the tree printed:\n%s\nuntraced:\n%s"
                           % (out, ref_out))
-    if args.case == "dlopen":
+    if args.case in ("dlopen", "linked"):
         if status != ref_status:
             raise CheckFailed("traced tree exited %d, untraced %d" % (status, ref_status))
         check_counts(args, trace, out, ref_out)
-        for p in paths:
+        # linked: the executable's own copy is made at the launch
+        for p in paths[args.case == "linked":]:
             if len(bound_lines(err, p)) != 1:
                 raise CheckFailed("record -v does not say once that the copy of %s is bound" % p)
     deadline = time.monotonic() + 60
@@ -228,7 +261,7 @@ def case_dlopen(args, tmp):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sledtrace", required=True)
-    ap.add_argument("--case", required=True, choices=["later", "dlopen", "sigint", "sigkill"])
+    ap.add_argument("--case", required=True, choices=["later", "dlopen", "linked", "sigint", "sigkill"])
     ap.add_argument("files", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     files = args.files[1:] if args.files[:1] == ["--"] else args.files

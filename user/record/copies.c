@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "object/xray_runtime.h"
+#include "probe/needed.h"
 #include "probe/proc_maps.h"
 #include "probe/sled_rewrite.h"
 #include "record/copies.h"
@@ -26,8 +27,9 @@ static int make_one(struct traced_object *o, const char *xray_options, char *why
 	int err;
 
 	if (xray_runtime__check(o->elf, xray_options) == XRAY_RUNTIME_PATCHES_PREMAIN) {
-		snprintf(why, whylen, "XRAY_OPTIONS tells the XRay runtime it links to patch "
-				      "the sleds itself");
+		snprintf(why, whylen,
+			 "XRAY_OPTIONS tells the XRay runtime it links to patch "
+			 "the sleds itself");
 		return -ENOTSUP;
 	}
 	err = sled_rewrite__new(o->elf, o->map, &rw, why, whylen);
@@ -121,4 +123,42 @@ void copies__abandon(struct copies *c, struct object_set *objs)
 			o->copy = NULL;
 		}
 	}
+}
+
+struct linked {
+	struct copies *c;
+	struct object_set *objs;
+};
+
+static int add_linked(const char *path, void *arg)
+{
+	struct linked *l = arg;
+	char err[1024];
+	struct stat st;
+	int ret;
+
+	/* Most are system libraries without sleds: look cheaply first. */
+	if (xray_map__in_file(path) != 1 || stat(path, &st))
+		return 0;
+	ret = object_set__add(l->objs, path, path, proc_maps__dev(st.st_dev), st.st_ino, err,
+			      sizeof(err));
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0 && ret != -ENODATA && l->c->verbose)
+		fprintf(stderr, "sledtrace: %s\n", err); /* found again at its hold */
+	return 0;
+}
+
+int copies__add_linked(struct copies *c, struct object_set *objs, const char *exe,
+		       const struct run_as *ra)
+{
+	struct linked l = { c, objs };
+	int err = needed__each(exe, ra, add_linked, &l);
+
+	if (err && err != -ENOMEM && c->verbose)
+		fprintf(stderr,
+			"sledtrace: %s: cannot list the objects it links (%s): they get "
+			"copies when processes map them\n",
+			exe, strerror(-err));
+	return err == -ENOMEM ? err : 0;
 }

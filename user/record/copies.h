@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probe/run_as.h"
 #include "record/objects.h"
 
 struct copies {
@@ -26,6 +27,11 @@ struct copies {
 	uint64_t bound, refused;
 };
 
+/* Adds to objs the shared objects with sleds that exe links (needed.h), so
+ * that the command's first process too maps their copies.  A loader that
+ * cannot be asked is one -v line.  Returns 0 or -ENOMEM. */
+int copies__add_linked(struct copies *c, struct object_set *objs, const char *exe,
+		       const struct run_as *ra);
 /* Gives every object added since the last call a copy, where it can. */
 void copies__make(struct copies *c, struct object_set *objs);
 /* Binds every queued copy not bound yet, after mark(ctx, dev, ino) made

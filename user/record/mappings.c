@@ -50,6 +50,11 @@ static int mark_copy(void *ctx, uint64_t dev, uint64_t ino)
 	return mark_known(ctx, dev, ino);
 }
 
+int mapping_watch__bind_copies(struct mapping_watch *w)
+{
+	return w->copies ? copies__bind(w->copies, w->objs, mark_copy, w) : 0;
+}
+
 static int attach_new(struct mapping_watch *w)
 {
 	char err[1024];
@@ -71,7 +76,7 @@ static int attach_new(struct mapping_watch *w)
 		return 0;
 	}
 	/* Probes first, then the bind: no process maps an unprobed copy. */
-	return w->copies ? copies__bind(w->copies, w->objs, mark_copy, w) : 0;
+	return mapping_watch__bind_copies(w);
 }
 
 int mapping_watch__scan(struct mapping_watch *w, pid_t tgid)

@@ -39,6 +39,8 @@ int mapping_watch__mark_objects(struct mapping_watch *w);
 /* Reads tgid's executable mappings: new objects with sleds are added and
  * probed, every file is marked known.  No resume. */
 int mapping_watch__scan(struct mapping_watch *w, pid_t tgid);
+/* Binds the copies queued and attached so far (copies.h). */
+int mapping_watch__bind_copies(struct mapping_watch *w);
 /* Handles one SLED_KIND_MAPPED event: scan, then resume the process. */
 int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_event *e);
 

@@ -566,6 +566,24 @@ static void init_copies(struct record *r)
 				     .offered = object_set__count(r->objs) };
 }
 
+/* The objects the executable links get their copies bound before it runs. */
+static int start_copies(struct record *r)
+{
+	int ret;
+
+	init_copies(r);
+	if (r->copies.ns_fd < 0)
+		return 0;
+	ret = copies__add_linked(&r->copies, r->objs, r->path, r->child.run_as);
+	if (!ret)
+		ret = object_set__register(r->objs, r->col, r->fb);
+	if (ret)
+		return record__fail(ret, "cannot add the objects %s links: %s", r->path,
+				    strerror(-ret));
+	copies__make(&r->copies, r->objs);
+	return 0;
+}
+
 static int start_command(struct record *r)
 {
 	int ret;
@@ -575,7 +593,9 @@ static int start_command(struct record *r)
 	ret = spawn(r);
 	if (ret)
 		return ret;
-	init_copies(r);
+	ret = start_copies(r);
+	if (ret)
+		return ret;
 	/* Links fire in every process; BPF keeps the tree's (traced map). */
 	attacher__set_pid(r->att, -1);
 	ret = watch_thread_exits(r);
@@ -583,6 +603,8 @@ static int start_command(struct record *r)
 		ret = queue_and_attach(r);
 	if (!ret)
 		ret = hook_mappings(r);
+	if (!ret && (ret = mapping_watch__bind_copies(&r->watch)))
+		return record__fail(ret, "cannot mark known files: %s", strerror(-ret), NULL);
 	if (ret)
 		return ret;
 	record__catch_signals(false);
