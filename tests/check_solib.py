@@ -22,6 +22,13 @@ Cases (--case):
   linked   M B wait run directly: already the first process maps the
            copies of M and of libsl_a.so, which M links (resolved before
            the launch), and counts are exact.
+  nonop5   sh -c 'F; F' with SLEDTRACE_NO_NOP5=1 (record runs as on a kernel
+           without optimized nop5 uprobes; seccomp cannot hide the `uprobe`
+           system call, the kernel lets it pass every filter): `record -v`
+           says so, nothing is rewritten or
+           bound, counts are exact and both processes infer exactly as one
+           --exit=mixed run of F does, twice.  (`later` checks that -v
+           says this kernel has the optimization.)
   sigint, sigkill
            as dlopen, but at the wait sledtrace and the tree get SIGINT
            (as from a terminal), or sledtrace alone SIGKILL; then the
@@ -30,6 +37,7 @@ Cases (--case):
            a copy; the output directory has only the trace (none after
            SIGKILL); after SIGKILL the tree's output is as untraced.
 Usage: check_solib.py --sledtrace PATH --case later -- FIXTURE
+       check_solib.py --sledtrace PATH --case nonop5 -- FIXTURE
        check_solib.py --sledtrace PATH --case dlopen|linked|sigint|sigkill -- MAIN LIBSL_B
 """
 import argparse
@@ -48,6 +56,8 @@ import check_counts as cc  # noqa: E402
 CheckFailed = cc.CheckFailed
 PR_SET_CHILD_SUBREAPER = 36
 BOUND = "rewritten copy bound in the command's namespace"
+FAST = "sledtrace: this kernel runs uprobes on 5-byte nops as calls"
+SLOW = "sledtrace: this kernel does not run uprobes on 5-byte nops as calls"
 
 
 def record(args, tmp, cmd, extra=()):
@@ -74,28 +84,46 @@ def bound_lines(err, path):
     return [l for l in err.splitlines() if l.startswith("sledtrace: %s: " % path) and BOUND in l]
 
 
-def case_later(args, tmp):
-    fx = args.files[0]
-    sh = "%s; %s; %s" % (fx, fx, fx)
-    ref_status, ref_out, _ = cc.run(["sh", "-c", sh], 120, "untraced tree")
-    argv, trace = record(args, tmp, ["sh", "-c", sh])
-    status, out, err = cc.run(argv, 300, "sledtrace record")
-    print("--- record stderr ---\n" + err.rstrip())
-    if status != ref_status:
-        raise CheckFailed("traced tree exited %d, untraced %d" % (status, ref_status))
-    check_counts(args, trace, out, ref_out)
-    if len(bound_lines(err, fx)) != 1:
-        raise CheckFailed("record -v does not say once that the copy of %s is bound" % fx)
-    tree = cc.get_stats(args.sledtrace, trace, 60)[0]["inferred_exits"]
+def mixed_inferred(args, tmp, fx, ref_status):
+    """Exits inferred by one process of fx under --exit=mixed (> 0)."""
     one = os.path.join(tmp, "one.pftrace")
     status, _, err = cc.run([args.sledtrace, "record", "-q", "--exit=mixed", "-o", one, "--",
                              fx], 120, "sledtrace record --exit=mixed")
     if status != ref_status:
         raise CheckFailed("one mixed run exited %d: %s" % (status, err))
     single = cc.get_stats(args.sledtrace, one, 60)[0]["inferred_exits"]
-    print("inferred exits: tree of 3 processes %d, one process under mixed %d" % (tree, single))
+    os.unlink(one)
     if single == 0:
         raise CheckFailed("the fixture infers no exits under mixed: this case cannot fail")
+    return single
+
+
+def case_later(args, tmp):
+    fx = args.files[0]
+    runs = 3 if args.case == "later" else 2
+    sh = "; ".join([fx] * runs)
+    ref_status, ref_out, _ = cc.run(["sh", "-c", sh], 120, "untraced tree")
+    single = mixed_inferred(args, tmp, fx, ref_status)
+    argv, trace = record(args, tmp, ["sh", "-c", sh])
+    env = dict(os.environ, SLEDTRACE_NO_NOP5="1") if args.case == "nonop5" else None
+    status, out, err = cc.run(argv, 300, "sledtrace record", env=env)
+    print("--- record stderr ---\n" + err.rstrip())
+    if status != ref_status:
+        raise CheckFailed("traced tree exited %d, untraced %d" % (status, ref_status))
+    check_counts(args, trace, out, ref_out)
+    tree = cc.get_stats(args.sledtrace, trace, 60)[0]["inferred_exits"]
+    print("inferred exits: tree of %d processes %d, one process under mixed %d"
+          % (runs, tree, single))
+    if args.case == "nonop5":
+        if SLOW not in err or BOUND in err or "rewritten sleds" in err:
+            raise CheckFailed("without the uprobe system call auto must not rewrite, and say so")
+        if tree != runs * single:
+            raise CheckFailed("the processes did not all run with mixed exits")
+        return
+    if FAST not in err:
+        raise CheckFailed("record -v does not say this kernel runs nop5 uprobes as calls")
+    if len(bound_lines(err, fx)) != 1:
+        raise CheckFailed("record -v does not say once that the copy of %s is bound" % fx)
     if tree != single:
         raise CheckFailed("the later processes did not all run the copy's exact exits")
 
@@ -261,7 +289,7 @@ def check_tree(args, proc, lines, main, lib, lib_a, ref_status, ref_out, trace, 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sledtrace", required=True)
-    ap.add_argument("--case", required=True, choices=["later", "dlopen", "linked", "sigint", "sigkill"])
+    ap.add_argument("--case", required=True, choices=["later", "nonop5", "dlopen", "linked", "sigint", "sigkill"])
     ap.add_argument("files", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     files = args.files[1:] if args.files[:1] == ["--"] else args.files
@@ -269,7 +297,7 @@ def main():
     args.sledtrace = os.path.abspath(args.sledtrace)
     try:
         with tempfile.TemporaryDirectory(prefix="sledtrace-solib-") as tmp:
-            (case_later if args.case == "later" else case_dlopen)(args, tmp)
+            (case_later if args.case in ("later", "nonop5") else case_dlopen)(args, tmp)
     except CheckFailed as e:
         print("FAIL: %s" % e, file=sys.stderr)
         return 1

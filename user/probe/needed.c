@@ -159,8 +159,8 @@ static int each_line(char *text, int (*fn)(const char *path, void *ctx), void *c
 	return 0;
 }
 
-int needed__each(const char *exe, const struct run_as *ra,
-		 int (*fn)(const char *path, void *ctx), void *ctx)
+int needed__each(const char *exe, const struct run_as *ra, int (*fn)(const char *path, void *ctx),
+		 void *ctx)
 {
 	char interp[4096], *text = NULL;
 	int err = read_interp(exe, interp, sizeof(interp));

@@ -15,7 +15,7 @@
  * for exe (the loader and the vDSO aside); fn's non-zero return stops the
  * walk and is returned.  Returns 0 (also when exe has no glibc loader), or
  * a negative errno when the loader could not be run. */
-int needed__each(const char *exe, const struct run_as *ra,
-		 int (*fn)(const char *path, void *ctx), void *ctx);
+int needed__each(const char *exe, const struct run_as *ra, int (*fn)(const char *path, void *ctx),
+		 void *ctx);
 
 #endif

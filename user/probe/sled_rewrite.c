@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
@@ -157,6 +158,15 @@ void sled_rewrite__free(struct sled_rewrite *rw)
 int sled_rewrite__fd(const struct sled_rewrite *rw)
 {
 	return rw->fd;
+}
+
+#ifndef __NR_uprobe
+#define __NR_uprobe 336 /* x86-64 */
+#endif
+
+bool sled_rewrite__kernel_optimizes(void)
+{
+	return syscall(__NR_uprobe) < 0 && errno == ENXIO;
 }
 
 const char *sled_rewrite__path(const struct sled_rewrite *rw)

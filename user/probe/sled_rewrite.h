@@ -9,6 +9,7 @@
 #ifndef SLEDTRACE_SLED_REWRITE_H
 #define SLEDTRACE_SLED_REWRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -37,6 +38,13 @@ struct launch;
  * failed.  Returns a negative errno only if no child could be started. */
 int sled_rewrite__spawn(struct sled_rewrite **rw, struct launch *l, const char *path,
 			char *const argv[], char *why, size_t whylen);
+/* Whether this kernel runs a uprobe on a 5-byte nop as a call into a
+ * trampoline.  That optimization came with the `uprobe` system call (x86-64
+ * number 336, Linux 6.18), which answers ENXIO when called from anywhere
+ * but a trampoline and ENOSYS where the kernel lacks it.  Without it a
+ * rewritten sled is no cheaper than the original (older kernels may even
+ * single-step the nop), so auto uses mixed exits there. */
+bool sled_rewrite__kernel_optimizes(void);
 /* A path naming the copy's inode in this process, for attaching. */
 const char *sled_rewrite__path(const struct sled_rewrite *rw);
 

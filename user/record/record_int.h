@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* record_int.h: the recording's state, shared by the files that implement
- * record.h: record.c (open, load, start, free) and record_run.c (the event
- * loop, detaching, finishing).  Not for use outside record/. */
+ * record.h: record.c (open, load, start, free), record_spawn.c (the held
+ * command) and record_run.c (the event loop, detaching, finishing).  Not for use outside record/. */
 #ifndef SLEDTRACE_RECORD_INT_H
 #define SLEDTRACE_RECORD_INT_H
 
@@ -56,6 +56,7 @@ struct record {
 	uint64_t events, cpu_ns_started, cpu_ns_finished; /* sledtrace's own, for -v */
 	int cb_err;
 	bool child_done;
+	bool nop5_fast; /* sled_rewrite__kernel_optimizes: auto may rewrite */
 };
 
 uint64_t record__now_ns(void);
@@ -67,6 +68,10 @@ int record__fail(int err, const char *fmt, const char *a, const char *b);
 void record__catch_signals(bool attached);
 /* Sums the probe plans of every object into r->plan. */
 void record__sum_plans(struct record *r);
+/* Starts the held command (record_spawn.c): its rewritten copies, or the
+ * original, and the copies of what it links.  Returns 0 or the error
+ * record__fail reported. */
+int record__spawn(struct record *r);
 /* Removes every probe and the mapping hook. */
 void record__detach(struct record *r);
 
