@@ -29,6 +29,13 @@ Cases (--case):
            bound, counts are exact and both processes infer exactly as one
            --exit=mixed run of F does, twice.  (`later` checks that -v
            says this kernel has the optimization.)
+  cxx      M (solib_cxx_main) and its library L (libsl_cxx.so), in which
+           C++ exceptions unwind through traced frames: run directly and
+           as the second process of sh -c 'M; M'; -v says L's copy is
+           bound (before the launch), the status is 0 and the counts are
+           exact, so exceptions unwind through the rewritten copies; run
+           directly, it infers fewer exits than under --exit=mixed (which
+           infers those of non-leaf functions that returned normally).
   sigint, sigkill
            as dlopen, but at the wait sledtrace and the tree get SIGINT
            (as from a terminal), or sledtrace alone SIGKILL; then the
@@ -38,6 +45,7 @@ Cases (--case):
            SIGKILL); after SIGKILL the tree's output is as untraced.
 Usage: check_solib.py --sledtrace PATH --case later -- FIXTURE
        check_solib.py --sledtrace PATH --case nonop5 -- FIXTURE
+       check_solib.py --sledtrace PATH --case cxx -- MAIN LIB
        check_solib.py --sledtrace PATH --case dlopen|linked|sigint|sigkill -- MAIN LIBSL_B
 """
 import argparse
@@ -126,6 +134,29 @@ def case_later(args, tmp):
         raise CheckFailed("record -v does not say once that the copy of %s is bound" % fx)
     if tree != single:
         raise CheckFailed("the later processes did not all run the copy's exact exits")
+
+
+def case_cxx(args, tmp):
+    main, lib = args.files
+    for cmd in ([main], ["sh", "-c", "%s; %s" % (main, main)]):
+        ref_status, ref_out, _ = cc.run(cmd, 120, "untraced run")
+        argv, trace = record(args, tmp, cmd)
+        status, out, err = cc.run(argv, 120, "sledtrace record")
+        print("--- record stderr ---\n" + err.rstrip())
+        if status != ref_status or status != 0:
+            raise CheckFailed("traced run exited %d, untraced %d" % (status, ref_status))
+        check_counts(args, trace, out, ref_out)
+        if len(bound_lines(err, lib)) != 1:
+            raise CheckFailed("record -v does not say once that the copy of %s is bound" % lib)
+        if cmd == [main]:
+            # Rewritten, only frames an exception unwound end inferred;
+            # mixed also infers the non-leaf functions that returned.
+            got = cc.get_stats(args.sledtrace, trace, 60)[0]["inferred_exits"]
+            mixed = mixed_inferred(args, tmp, main, 0)
+            print("inferred exits: auto %d, mixed %d" % (got, mixed))
+            if got >= mixed:
+                raise CheckFailed("auto inferred as many exits as mixed: no rewritten sleds")
+        os.unlink(trace)
 
 
 def mounts_of(pid, paths):
@@ -289,7 +320,7 @@ def check_tree(args, proc, lines, main, lib, lib_a, ref_status, ref_out, trace, 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sledtrace", required=True)
-    ap.add_argument("--case", required=True, choices=["later", "nonop5", "dlopen", "linked", "sigint", "sigkill"])
+    ap.add_argument("--case", required=True, choices=["later", "nonop5", "cxx", "dlopen", "linked", "sigint", "sigkill"])
     ap.add_argument("files", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     files = args.files[1:] if args.files[:1] == ["--"] else args.files
@@ -297,7 +328,8 @@ def main():
     args.sledtrace = os.path.abspath(args.sledtrace)
     try:
         with tempfile.TemporaryDirectory(prefix="sledtrace-solib-") as tmp:
-            (case_later if args.case in ("later", "nonop5") else case_dlopen)(args, tmp)
+            cases = {"later": case_later, "nonop5": case_later, "cxx": case_cxx}
+            cases.get(args.case, case_dlopen)(args, tmp)
     except CheckFailed as e:
         print("FAIL: %s" % e, file=sys.stderr)
         return 1

@@ -119,8 +119,9 @@ int record__spawn(struct record *r)
 
 	r->nop5_fast = !no_nop5 && sled_rewrite__kernel_optimizes();
 	if (r->opts->verbose && !r->opts->no_xray && r->nop5_fast)
-		fprintf(stderr, "sledtrace: this kernel runs uprobes on 5-byte nops as calls: "
-				"sleds of what the command maps are rewritten\n");
+		fprintf(stderr,
+			"sledtrace: this kernel runs uprobes on 5-byte nops as calls: "
+			"sleds of what the command maps are rewritten\n");
 	else if (r->opts->verbose && !r->opts->no_xray)
 		fprintf(stderr,
 			"sledtrace: this kernel does not run uprobes on 5-byte nops as calls (%s): "
