@@ -11,6 +11,9 @@ processes that ran a test file, and nothing else: node and pnpm have no
 sleds and are left alone.  Nothing is downloaded: pnpm and the headers
 come from scripts/bootstrap, the workspace has no dependencies.
 
+With -v among the record options, record must also say once that the
+addon's rewritten copy is bound for the node processes that load it later.
+
 Usage: check_pnpm.py SLEDTRACE WORKSPACE ADDON PNPM [RECORD_OPTION...]
 """
 import collections
@@ -56,6 +59,14 @@ def main():
         if len(files) != TEST_FILES:
             problems.append("%d node processes wrote counts, expected %d"
                             % (len(files), TEST_FILES))
+        if "-v" in extra:
+            # The first node process maps the addon at a hold; its copy is
+            # bound for the later ones (record/copies.h).
+            bound = [l for l in r.stderr.splitlines() if "sledtrace_addon.node: rewritten copy "
+                     "bound in the command's namespace" in l]
+            if len(bound) != 1:
+                problems.append("record -v says %d times that the addon's copy is bound, "
+                                "expected once" % len(bound))
         rows, _ = check_counts.get_report(sledtrace, trace, 60)
         problems += check_counts.compare_counts(dict(expected), rows)
         others = sorted({f for _, f in rows} - ADDON_FUNCS)
