@@ -9,10 +9,10 @@ Cases (--case):
   later    sh -c 'F; F; F' for a fixture F: the first process maps the
            original (probed with mixed exits), the two later ones the copy.
            Counts exact per thread; `record -v` says the copy of F is bound;
-           the tree's inferred exits equal those of ONE process of F under
-           --exit=mixed (which must be > 0: F must infer under mixed, e.g.
-           recursion deeper than the uretprobe cap), so the later processes
-           inferred none.
+           the tree's inferred exits equal those of one process of F under
+           --exit=mixed plus two under --exit=rewrite (F must infer more
+           under mixed: recursion deeper than the uretprobe cap, non-leaf
+           C++/Rust functions; exceptions and panics unwind in both).
   dlopen   sh -c 'M B; M B wait' for the shared-library fixture: while the
            second process waits (before its dlopen), its maps show M and
            libsl_a.so on the copies' tmpfs inodes, its mountinfo shows them
@@ -43,7 +43,7 @@ Cases (--case):
            copies mounted, none is left in the tree's namespace, none holds
            a copy; the output directory has only the trace (none after
            SIGKILL); after SIGKILL the tree's output is as untraced.
-Usage: check_solib.py --sledtrace PATH --case later -- FIXTURE
+Usage: check_solib.py --sledtrace PATH [--record-arg=ARG]... --case later -- FIXTURE
        check_solib.py --sledtrace PATH --case nonop5 -- FIXTURE
        check_solib.py --sledtrace PATH --case cxx -- MAIN LIB
        check_solib.py --sledtrace PATH --case dlopen|linked|sigint|sigkill -- MAIN LIBSL_B
@@ -70,7 +70,8 @@ SLOW = "sledtrace: this kernel does not run uprobes on 5-byte nops as calls"
 
 def record(args, tmp, cmd, extra=()):
     trace = os.path.join(tmp, "t.pftrace")
-    argv = [args.sledtrace, "record", "-v", "-o", trace] + list(extra) + ["--"] + cmd
+    argv = ([args.sledtrace, "record", "-v", "-o", trace] + args.record_arg + list(extra)
+            + ["--"] + cmd)
     print("running: " + " ".join(argv))
     return argv, trace
 
@@ -92,15 +93,22 @@ def bound_lines(err, path):
     return [l for l in err.splitlines() if l.startswith("sledtrace: %s: " % path) and BOUND in l]
 
 
+def inferred_alone(args, tmp, fx, ref_status, mode):
+    """Exits inferred by one process of fx under --exit=mode."""
+    one = os.path.join(tmp, "one.pftrace")
+    status, _, err = cc.run([args.sledtrace, "record", "-q", "--exit=" + mode, "-o", one]
+                            + args.record_arg + ["--", fx], 120,
+                            "sledtrace record --exit=" + mode)
+    if status != ref_status:
+        raise CheckFailed("one %s run exited %d: %s" % (mode, status, err))
+    n = cc.get_stats(args.sledtrace, one, 60)[0]["inferred_exits"]
+    os.unlink(one)
+    return n
+
+
 def mixed_inferred(args, tmp, fx, ref_status):
     """Exits inferred by one process of fx under --exit=mixed (> 0)."""
-    one = os.path.join(tmp, "one.pftrace")
-    status, _, err = cc.run([args.sledtrace, "record", "-q", "--exit=mixed", "-o", one, "--",
-                             fx], 120, "sledtrace record --exit=mixed")
-    if status != ref_status:
-        raise CheckFailed("one mixed run exited %d: %s" % (status, err))
-    single = cc.get_stats(args.sledtrace, one, 60)[0]["inferred_exits"]
-    os.unlink(one)
+    single = inferred_alone(args, tmp, fx, ref_status, "mixed")
     if single == 0:
         raise CheckFailed("the fixture infers no exits under mixed: this case cannot fail")
     return single
@@ -120,8 +128,13 @@ def case_later(args, tmp):
         raise CheckFailed("traced tree exited %d, untraced %d" % (status, ref_status))
     check_counts(args, trace, out, ref_out)
     tree = cc.get_stats(args.sledtrace, trace, 60)[0]["inferred_exits"]
-    print("inferred exits: tree of %d processes %d, one process under mixed %d"
-          % (runs, tree, single))
+    # What an unwinding exception or panic ends is inferred in every mode.
+    rewritten = inferred_alone(args, tmp, fx, ref_status, "rewrite")
+    print("inferred exits: tree of %d processes %d, one process under mixed %d, "
+          "under rewrite %d" % (runs, tree, single, rewritten))
+    if rewritten >= single:
+        raise CheckFailed("the fixture infers as much under rewrite as under mixed: "
+                          "this case cannot fail")
     if args.case == "nonop5":
         if SLOW not in err or BOUND in err or "rewritten sleds" in err:
             raise CheckFailed("without the uprobe system call auto must not rewrite, and say so")
@@ -132,7 +145,7 @@ def case_later(args, tmp):
         raise CheckFailed("record -v does not say this kernel runs nop5 uprobes as calls")
     if len(bound_lines(err, fx)) != 1:
         raise CheckFailed("record -v does not say once that the copy of %s is bound" % fx)
-    if tree != single:
+    if tree != single + (runs - 1) * rewritten:
         raise CheckFailed("the later processes did not all run the copy's exact exits")
 
 
@@ -321,6 +334,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--case", required=True, choices=["later", "nonop5", "cxx", "dlopen", "linked", "sigint", "sigkill"])
+    ap.add_argument("--record-arg", action="append", default=[], metavar="ARG",
+                    help="pass ARG on to sledtrace record (write --record-arg=-N...)")
     ap.add_argument("files", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     files = args.files[1:] if args.files[:1] == ["--"] else args.files
