@@ -333,7 +333,8 @@ def check_tree(args, proc, lines, main, lib, lib_a, ref_status, ref_out, trace, 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sledtrace", required=True)
-    ap.add_argument("--case", required=True, choices=["later", "nonop5", "cxx", "dlopen", "linked", "sigint", "sigkill"])
+    ap.add_argument("--case", required=True,
+                    choices=["later", "nonop5", "cxx", "dlopen", "linked", "sigint", "sigkill"])
     ap.add_argument("--record-arg", action="append", default=[], metavar="ARG",
                     help="pass ARG on to sledtrace record (write --record-arg=-N...)")
     ap.add_argument("files", nargs=argparse.REMAINDER)

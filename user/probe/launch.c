@@ -140,10 +140,8 @@ static int mount_copy(int copy_fd, int target_fd)
 	return e;
 }
 
-/* Makes path name the copy, for this process and what it starts only: a
- * private mount namespace (so nothing propagates out), the copy bound over
- * path.  The namespace goes away with the last process in it, so nothing
- * stays mounted even if sledtrace is killed.  Returns 0 or an errno. */
+/* A private mount namespace for this process and what it starts: made
+ * recursively private so that no mount propagates out. */
 static int private_ns(void)
 {
 	if (unshare(CLONE_NEWNS))
@@ -153,6 +151,10 @@ static int private_ns(void)
 	return 0;
 }
 
+/* Makes path name the copy, for this process and what it starts only: a
+ * private mount namespace (so nothing propagates out), the copy bound over
+ * path.  The namespace goes away with the last process in it, so nothing
+ * stays mounted even if sledtrace is killed.  Returns 0 or an errno. */
 static int bind_copy(int copy_fd, const char *path)
 {
 	int target_fd, e = private_ns();

@@ -16,7 +16,7 @@
 /* The PT_INTERP of an x86-64 ELF executable, or "" when it has none. */
 static int read_interp(const char *exe, char *interp, size_t len)
 {
-	int fd = open(exe, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
 	Elf64_Ehdr eh;
 
 	interp[0] = '\0';
@@ -28,7 +28,7 @@ static int read_interp(const char *exe, char *interp, size_t len)
 		close(fd);
 		return 0;
 	}
-	for (unsigned i = 0; i < eh.e_phnum && !err; i++) {
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* record_int.h: the recording's state, shared by the files that implement
  * record.h: record.c (open, load, start, free), record_spawn.c (the held
- * command) and record_run.c (the event loop, detaching, finishing).  Not for use outside record/. */
+ * command) and record_run.c (the event loop, detaching, finishing).  Not
+ * for use outside record/. */
 #ifndef SLEDTRACE_RECORD_INT_H
 #define SLEDTRACE_RECORD_INT_H
 
