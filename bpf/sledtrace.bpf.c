@@ -86,9 +86,9 @@ static __always_inline long wakeup_flag(void)
 									     : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline int push(__u64 cookie, __u64 sp)
+/* id: bpf_get_current_pid_tgid(), which the caller has already asked for. */
+static __always_inline int push_as(__u64 id, __u64 cookie, __u64 sp)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct sled_event *e;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -103,6 +103,11 @@ static __always_inline int push(__u64 cookie, __u64 sp)
 	e->sp = sp;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
+}
+
+static __always_inline int push(__u64 cookie, __u64 sp)
+{
+	return push_as(bpf_get_current_pid_tgid(), cookie, sp);
 }
 
 /* Fork and exec notices: lost ones are counted apart from call events. */
@@ -173,12 +178,13 @@ static __always_inline void push_ident(__u32 tgid, __u32 tid, const char *kcomm,
 
 static __always_inline int emit(struct pt_regs *ctx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
 
 	/* With one process the links filter by pid; with several, here. */
 	if (no_events || (filter_tgids && !bpf_map_lookup_elem(&traced, &tgid)))
 		return 0;
-	return push(bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx));
+	return push_as(id, bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx));
 }
 
 SEC("uprobe")
