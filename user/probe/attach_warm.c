@@ -48,7 +48,7 @@ static void helper_main(int stop_fd)
 	enum bpf_attach_type multi;
 	unsigned long offset = 0;
 	struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
-	int file, prog;
+	int file, prog, last = -1;
 
 	if (stop_fd != 3) {
 		dup2(stop_fd, 3);
@@ -65,13 +65,21 @@ static void helper_main(int stop_fd)
 		LIBBPF_OPTS(bpf_link_create_opts, lo, .uprobe_multi.path = path,
 			    .uprobe_multi.offsets = &offset, .uprobe_multi.cnt = 1,
 			    .uprobe_multi.pid = getpid());
+		int link = bpf_link_create(prog, 0, multi, &lo);
 
-		if (bpf_link_create(prog, 0, multi, &lo) < 0)
+		if (link < 0)
 			break;
+		/* Only the newest link is kept: each one's teardown waits for
+		 * grace periods, and hundreds left to the exit kept the lock
+		 * busy for a second or more, into the next run's attach.  The
+		 * close is a writer of the lock too, so it keeps it warm. */
+		if (last >= 0)
+			close(last);
+		last = link;
 		if (poll(&pfd, 1, WARM_EVERY_MS) != 0)
 			break; /* told to stop, or sledtrace is gone (EOF, error) */
 	}
-	_exit(0); /* the links go with the process, in its own time */
+	_exit(0); /* the last link goes with the process, in its own time */
 }
 
 struct attach_warm *attach_warm__start(void)

@@ -81,7 +81,7 @@ int copies__bind(struct copies *c, struct object_set *objs,
 {
 	for (size_t i = 0; i < object_set__count(objs); i++) {
 		struct traced_object *o = object_set__get(objs, i);
-		uint64_t dev, ino;
+		uint64_t dev = 0, ino = 0;
 		int err;
 
 		if (!o->copy || !o->copy_queued || o->copy_bound)
