@@ -22,6 +22,7 @@ const volatile bool follow = false;
 const volatile bool hold_mappings = false;
 
 #define PROT_EXEC 0x4
+#define VM_EXEC 0x4
 #define SIGSTOP 19
 #define __NR_MMAP 9 /* x86-64 */
 
@@ -282,7 +283,8 @@ static long file_of_vma(struct task_struct *task, struct vm_area_struct *vma, vo
 	struct sled_file_id *id = data;
 	struct inode *inode = BPF_CORE_READ(vma, vm_file, f_inode);
 
-	if (inode) {
+	/* Only code: the mmap tracepoint sees every mapping's address. */
+	if (inode && (BPF_CORE_READ(vma, vm_flags) & VM_EXEC)) {
 		id->dev = BPF_CORE_READ(inode, i_sb, s_dev);
 		id->ino = BPF_CORE_READ(inode, i_ino);
 	}
@@ -318,27 +320,55 @@ static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64
 	return 0;
 }
 
-/* mmap(2) of a file with PROT_EXEC (the dynamic loader, dlopen).  This
- * kernel has no fentry or kprobe attachment here, so the syscall exit
- * tracepoint it is: it runs for every syscall of every process; most
- * leave after two compares, page-aligned results after two reads more. */
-SEC("raw_tp/sys_exit")
-int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
+static __always_inline int hold_mapping(long ret)
 {
 	struct sled_file_id id = {};
-	__u32 tgid;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	/* mmap returns a page-aligned address: an error or any other result
-	 * with low bits set leaves before the two register reads. */
-	if (!hold_mappings || (ret & 0xfff))
-		return 0;
-	if (BPF_CORE_READ(regs, orig_ax) != __NR_MMAP || !(BPF_CORE_READ(regs, dx) & PROT_EXEC))
-		return 0;
-	tgid = bpf_get_current_pid_tgid() >> 32;
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
 	bpf_find_vma(bpf_get_current_task_btf(), (__u64)ret, file_of_vma, &id, 0);
 	return hold(tgid, &id, (__u64)ret);
+}
+
+/* The record of a syscall exit tracepoint (its tracefs format, an ABI). */
+struct sys_exit_record {
+	__u64 common;
+	int nr;
+	int pad;
+	long ret;
+};
+
+/* mmap(2) of a file with PROT_EXEC (the dynamic loader, dlopen).  This
+ * kernel has no fentry or kprobe attachment here; the syscall tracepoint of
+ * mmap alone runs the program for mmap exits only.  Every syscall still
+ * takes the kernel's tracing path while it is attached, but without a BPF
+ * run: with rewritten sleds every probe hit is a syscall (the trampoline
+ * calls uprobe(2)), and a program on every syscall exit cost the traced
+ * program ~20% of its time. */
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int on_mmap_exit(struct sys_exit_record *ctx)
+{
+	long ret = ctx->ret;
+
+	/* mmap returns a page-aligned address or an error. */
+	if (!hold_mappings || (ret & 0xfff))
+		return 0;
+	return hold_mapping(ret);
+}
+
+/* The same from the raw syscall exit tracepoint, where the kernel has no
+ * syscall tracepoints (or tracefs is not mounted): it runs for every
+ * syscall of every process; most leave after two compares, page-aligned
+ * results after two reads more. */
+SEC("raw_tp/sys_exit")
+int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
+{
+	if (!hold_mappings || (ret & 0xfff))
+		return 0;
+	if (BPF_CORE_READ(regs, orig_ax) != __NR_MMAP || !(BPF_CORE_READ(regs, dx) & PROT_EXEC))
+		return 0;
+	return hold_mapping(ret);
 }
 
 /* execve(2): the thread's frames of the old image end; a binary the

@@ -111,7 +111,9 @@ struct file {
 };
 
 struct vm_area_struct {
-	char __pad0[88];
+	char __pad0[32];
+	unsigned long vm_flags; /* in an anonymous union in the kernel's */
+	char __pad1[48];
 	struct file *vm_file;
 };
 

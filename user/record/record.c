@@ -359,6 +359,7 @@ static int queue_and_attach(struct record *r)
  * objects are probed (mappings.h); files known now cost no stop. */
 static int hook_mappings(struct record *r)
 {
+	bool every_syscall;
 	int err;
 
 	r->watch = (struct mapping_watch){
@@ -387,7 +388,16 @@ static int hook_mappings(struct record *r)
 	err = mapping_watch__mark_objects(&r->watch);
 	if (err)
 		return record__fail(err, "cannot mark known files: %s", strerror(-err), NULL);
-	r->hold_links[1] = bpf_program__attach(r->skel->progs.on_syscall_exit);
+	/* mmap's own syscall tracepoint runs the program for mmaps only; the
+	 * raw syscall exit (every syscall) where the kernel or tracefs lacks it. */
+	r->hold_links[1] = bpf_program__attach(r->skel->progs.on_mmap_exit);
+	every_syscall = !r->hold_links[1];
+	if (every_syscall)
+		r->hold_links[1] = bpf_program__attach(r->skel->progs.on_syscall_exit);
+	if (r->hold_links[1] && r->opts->verbose > 1)
+		fprintf(stderr, "sledtrace: new mappings watched at %s\n",
+			every_syscall ? "every syscall exit (no mmap syscall tracepoint)"
+				      : "the exit of mmap(2)");
 	if (!r->hold_links[1])
 		return record__fail(-errno, "cannot watch new mappings: %s", strerror(errno), NULL);
 	/* What -p targets mapped since they were first read is found now;
