@@ -348,7 +348,9 @@ static int queue_and_attach(struct record *r)
 	r->attach_ns = record__now_ns() - t0;
 	/* A target that exits meanwhile takes its map_files links with it:
 	 * say that, not which link failed. */
-	if (ret && r->targets.n)
+	if (ret == -ESRCH && r->targets.n)
+		targets__check_exiting(&r->targets, 500, err, sizeof(err));
+	else if (ret && r->targets.n)
 		targets__check_alive(&r->targets, err, sizeof(err));
 	if (ret)
 		return record__fail(ret, "%s", err, NULL);

@@ -151,6 +151,23 @@ int targets__check_alive(const struct targets *t, char *err, size_t errlen)
 	return 0;
 }
 
+int targets__check_exiting(const struct targets *t, int wait_ms, char *err, size_t errlen)
+{
+	struct pollfd *p = calloc(t->n, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		p[i] = (struct pollfd){ .fd = t->pidfds[i], .events = POLLIN };
+	/* Any one that ends will do: the check below names it. */
+	if (poll(p, t->n, wait_ms) < 0 && errno != EINTR) {
+		free(p);
+		return -errno;
+	}
+	free(p);
+	return targets__check_alive(t, err, errlen);
+}
+
 size_t targets__alive(const struct targets *t)
 {
 	size_t n = 0;

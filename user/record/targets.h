@@ -25,6 +25,10 @@ int targets__open(struct targets *t, const pid_t *pids, size_t n, char *err, siz
 int targets__discover(struct targets *t, struct object_set *s, char *err, size_t errlen);
 /* -ESRCH, with err naming it, when a target has exited by now. */
 int targets__check_alive(const struct targets *t, char *err, size_t errlen);
+/* The same after an attach failed with ESRCH: a target that is exiting
+ * has lost its memory (so its map_files links fail) before it counts as
+ * exited, so this waits up to wait_ms for the exit to complete. */
+int targets__check_exiting(const struct targets *t, int wait_ms, char *err, size_t errlen);
 /* How many targets are still running. */
 size_t targets__alive(const struct targets *t);
 void targets__close(struct targets *t);
