@@ -20,6 +20,9 @@ const volatile bool filter_tgids = false;
 const volatile bool follow = false;
 /* Hold traced processes at new executable mappings until attached. */
 const volatile bool hold_mappings = false;
+/* Set by the collector when it stops answering holds: the mmap hook's
+ * teardown (a grace period) then happens in a helper after sledtrace. */
+bool holds_off = false;
 
 #define PROT_EXEC 0x4
 #define VM_EXEC 0x4
@@ -302,7 +305,7 @@ static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64
 	struct sled_event *e;
 	__u32 one = 1;
 
-	if (!id->ino || bpf_map_lookup_elem(&known_files, id))
+	if (holds_off || !id->ino || bpf_map_lookup_elem(&known_files, id))
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {

@@ -16,6 +16,7 @@
 
 #include "probe/proc_maps.h"
 #include "probe/sled_rewrite.h"
+#include "probe/syscall_tp.h"
 #include "record/core_btf.h"
 #include "record/record_int.h"
 #include "sledtrace.h"
@@ -113,6 +114,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->child.pid = -1;
 	r->child.ns_fd = -1;
 	r->keeper.pid = -1;
+	r->mmap_hook_fd = -1;
 	r->warm = attach_warm__start(); /* its wait overlaps open and load */
 	ret = object_set__new(&oo, &r->objs);
 	if (ret)
@@ -392,15 +394,16 @@ static int hook_mappings(struct record *r)
 		return record__fail(err, "cannot mark known files: %s", strerror(-err), NULL);
 	/* mmap's own syscall tracepoint runs the program for mmaps only; the
 	 * raw syscall exit (every syscall) where the kernel or tracefs lacks it. */
-	r->hold_links[1] = bpf_program__attach(r->skel->progs.on_mmap_exit);
-	every_syscall = !r->hold_links[1];
+	r->mmap_hook_fd = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit),
+					     "syscalls", "sys_exit_mmap");
+	every_syscall = r->mmap_hook_fd < 0;
 	if (every_syscall)
 		r->hold_links[1] = bpf_program__attach(r->skel->progs.on_syscall_exit);
-	if (r->hold_links[1] && r->opts->verbose > 1)
+	if (r->opts->verbose > 1 && (!every_syscall || r->hold_links[1]))
 		fprintf(stderr, "sledtrace: new mappings watched at %s\n",
 			every_syscall ? "every syscall exit (no mmap syscall tracepoint)"
 				      : "the exit of mmap(2)");
-	if (!r->hold_links[1])
+	if (every_syscall && !r->hold_links[1])
 		return record__fail(-errno, "cannot watch new mappings: %s", strerror(errno), NULL);
 	/* What -p targets mapped since they were first read is found now;
 	 * what they map from here on is held. */

@@ -36,6 +36,7 @@ struct record {
 	struct attach_warm *warm;	/* from open until the first attach is done */
 	struct bpf_link *exit_link;	/* thread exits of the traced process */
 	struct bpf_link *hold_links[4]; /* exec, mmap, fork, rename (mappings.h) */
+	int mmap_hook_fd;		/* sys_exit_mmap's link (syscall_tp.h), or -1 */
 	struct mapping_watch watch;
 	struct copies copies; /* rewritten copies bound in the command's namespace */
 	struct keeper keeper;

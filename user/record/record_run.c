@@ -129,7 +129,11 @@ void record__detach(struct record *r)
 	uint64_t t0 = record__now_ns();
 	bool background = r->child_done && !getenv("SLEDTRACE_DETACH_WAIT");
 
-	/* No new holds from here on; pending ones are only resumed. */
+	/* No new holds from here on; pending ones are only resumed.  The mmap
+	 * tracepoint's teardown waits for grace periods: it is only switched
+	 * off here and closed with the uprobe links, in the background. */
+	if (r->skel && r->skel->bss)
+		r->skel->bss->holds_off = true;
 	for (int i = 0; i < 4; i++) {
 		bpf_link__destroy(r->hold_links[i]);
 		r->hold_links[i] = NULL;
@@ -138,10 +142,13 @@ void record__detach(struct record *r)
 	if (r->opts->verbose)
 		fprintf(stderr, "sledtrace: timing: hooks removed in %.1f ms\n",
 			(double)(record__now_ns() - t0) / 1e6);
-	if (!background || attacher__free_in_background(r->att)) {
+	if (!background || !r->att || attacher__free_in_background(r->att, r->mmap_hook_fd)) {
 		background = false;
 		attacher__free(r->att);
+		if (r->mmap_hook_fd >= 0)
+			close(r->mmap_hook_fd);
 	}
+	r->mmap_hook_fd = -1;
 	r->att = NULL;
 	if (n && r->opts->verbose) {
 		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
