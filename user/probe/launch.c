@@ -9,12 +9,12 @@
 #include <sched.h>
 #include <unistd.h>
 #include <sys/mount.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "probe/launch.h"
+#include "probe/scratch_copy.h"
 
 static int check_exec(const char *path)
 {
@@ -63,73 +63,15 @@ void launch__ignore_sigpipe(void)
 	sigaction(SIGPIPE, &ign, &inherited_sigpipe);
 }
 
-/* The kernel binds only files of mounts in the caller's namespace, so the
- * copy is first written into a tmpfs mounted there.  Its mount point is
- * covered only while that happens; the bind keeps the tmpfs alive. */
-static const char *const scratch_dirs[] = { "/tmp", "/mnt", "/run", "/media" };
-
-static int write_copy(int copy_fd, int dir_fd)
-{
-	struct stat st;
-	off_t off = 0;
-	int fd, e = 0;
-
-	if (fstat(copy_fd, &st))
-		return errno;
-	fd = openat(dir_fd, "copy", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0700);
-	if (fd < 0)
-		return errno;
-	while (!e && off < st.st_size) {
-		ssize_t n = sendfile(fd, copy_fd, &off, (size_t)(st.st_size - off));
-
-		if (n <= 0)
-			e = n < 0 ? errno : EIO;
-	}
-	if (!e && (fchown(fd, st.st_uid, st.st_gid) || fchmod(fd, st.st_mode & 07777)))
-		e = errno;
-	close(fd);
-	return e;
-}
-
-/* Mounts a fresh tmpfs on one of scratch_dirs and returns a descriptor of
- * its root, or -errno.  The descriptor must be on a new device: never
- * write the copy into a real filesystem. */
-static int mount_scratch(const char **dir)
-{
-	int e = ENOENT;
-
-	for (size_t i = 0; i < sizeof(scratch_dirs) / sizeof(scratch_dirs[0]); i++) {
-		struct stat under, st;
-		int fd;
-
-		if (stat(scratch_dirs[i], &under) || !S_ISDIR(under.st_mode))
-			continue;
-		if (mount("sledtrace", scratch_dirs[i], "tmpfs", 0, "mode=0700")) {
-			e = errno;
-			continue;
-		}
-		fd = open(scratch_dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0 && !fstat(fd, &st) && st.st_dev != under.st_dev) {
-			*dir = scratch_dirs[i];
-			return fd;
-		}
-		e = EXDEV;
-		if (fd >= 0)
-			close(fd);
-		umount2(scratch_dirs[i], MNT_DETACH);
-	}
-	return -e;
-}
-
 static int mount_copy(int copy_fd, int target_fd)
 {
 	char src[64], dst[64];
 	const char *dir = NULL;
-	int dir_fd = mount_scratch(&dir), e;
+	int dir_fd = scratch__mount(&dir), e;
 
 	if (dir_fd < 0)
 		return -dir_fd;
-	e = write_copy(copy_fd, dir_fd);
+	e = scratch__write(copy_fd, dir_fd);
 	snprintf(src, sizeof(src), "/proc/self/fd/%d/copy", dir_fd);
 	snprintf(dst, sizeof(dst), "/proc/self/fd/%d", target_fd);
 	if (!e && mount(src, dst, NULL, MS_BIND, NULL))

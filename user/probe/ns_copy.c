@@ -8,42 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 
 #include "probe/ns_copy.h"
+#include "probe/scratch_copy.h"
 #include "util/helper.h"
 
 struct ns_copy {
 	int tree_fd; /* the detached (later: bound) mount of the copy */
 	char path[64];
 };
-
-/* Only the helper sees this mount: its namespace is its own. */
-static const char *const scratch_dirs[] = { "/tmp", "/mnt", "/run", "/" };
-
-static int copy_into(int memfd, int dir_fd)
-{
-	struct stat st;
-	off_t off = 0;
-	int fd, e = 0;
-
-	if (fstat(memfd, &st))
-		return errno;
-	fd = openat(dir_fd, "copy", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0700);
-	if (fd < 0)
-		return errno;
-	while (!e && off < st.st_size) {
-		ssize_t n = sendfile(fd, memfd, &off, (size_t)(st.st_size - off));
-
-		if (n <= 0)
-			e = n < 0 ? errno : EIO;
-	}
-	if (!e && (fchown(fd, st.st_uid, st.st_gid) || fchmod(fd, st.st_mode & 07777)))
-		e = errno;
-	close(fd);
-	return e;
-}
 
 struct make_task {
 	int memfd;
@@ -55,22 +29,16 @@ struct make_task {
 static int make_tree(void *arg)
 {
 	struct make_task *t = arg;
-	int dir_fd = -1, e = ENOENT;
+	const char *dir = NULL;
+	int dir_fd, e;
 
 	if (unshare(CLONE_NEWNS) || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		return errno;
-	for (size_t i = 0; dir_fd < 0 && i < sizeof(scratch_dirs) / sizeof(scratch_dirs[0]); i++) {
-		if (mount("sledtrace", scratch_dirs[i], "tmpfs", 0, "mode=0700")) {
-			e = errno;
-			continue;
-		}
-		dir_fd = open(scratch_dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (dir_fd < 0)
-			e = errno;
-	}
+	/* Only the helper sees this mount: its namespace is its own. */
+	dir_fd = scratch__mount(&dir);
 	if (dir_fd < 0)
-		return e;
-	e = copy_into(t->memfd, dir_fd);
+		return -dir_fd;
+	e = scratch__write(t->memfd, dir_fd);
 	if (!e) {
 		t->tree_fd = open_tree(dir_fd, "copy", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 		if (t->tree_fd < 0)

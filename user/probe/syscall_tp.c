@@ -15,8 +15,7 @@
 
 static int tracepoint_id(const char *category, const char *name)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing",
-					     "/sys/kernel/debug/tracing" };
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char path[256], buf[32];
 	int err = -ENOENT;
 
