@@ -90,15 +90,15 @@ static __always_inline long wakeup_flag(void)
 									     : BPF_RB_NO_WAKEUP;
 }
 
-/* id: bpf_get_current_pid_tgid(), which the caller has already asked for. */
-static __always_inline int push_as(__u64 id, __u64 cookie, __u64 sp)
+/* One event of thread id (tgid << 32 | tid); a full ring counts in
+ * lost_ctr: call events, control notices and so on are counted apart. */
+static __always_inline void emit_event(__u64 id, __u64 cookie, __u64 sp, __u32 lost_ctr)
 {
-	struct sled_event *e;
+	struct sled_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(SLED_CTR_DROPS, 1);
-		return 0;
+		count(lost_ctr, 1);
+		return;
 	}
 	e->ts = bpf_ktime_get_boot_ns();
 	e->tgid = id >> 32;
@@ -106,6 +106,12 @@ static __always_inline int push_as(__u64 id, __u64 cookie, __u64 sp)
 	e->cookie = cookie;
 	e->sp = sp;
 	bpf_ringbuf_submit(e, wakeup_flag());
+}
+
+/* id: bpf_get_current_pid_tgid(), which the caller has already asked for. */
+static __always_inline int push_as(__u64 id, __u64 cookie, __u64 sp)
+{
+	emit_event(id, cookie, sp, SLED_CTR_DROPS);
 	return 0;
 }
 
@@ -117,19 +123,7 @@ static __always_inline int push(__u64 cookie, __u64 sp)
 /* Fork and exec notices: lost ones are counted apart from call events. */
 static __always_inline void push_control(__u64 cookie, __u64 sp)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct sled_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-
-	if (!e) {
-		count(SLED_CTR_LOST_CONTROL, 1);
-		return;
-	}
-	e->ts = bpf_ktime_get_boot_ns();
-	e->tgid = id >> 32;
-	e->tid = (__u32)id;
-	e->cookie = cookie;
-	e->sp = sp;
-	bpf_ringbuf_submit(e, wakeup_flag());
+	emit_event(bpf_get_current_pid_tgid(), cookie, sp, SLED_CTR_LOST_CONTROL);
 }
 
 /* argv of the current process, as exec left it on the new stack (present:
@@ -247,7 +241,6 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1;
 	__u32 ctgid = BPF_CORE_READ(child, tgid), cpid = BPF_CORE_READ(child, pid);
-	struct sled_event *e;
 
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
@@ -267,17 +260,9 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (no_events)
 		return 0;
 	push_ident(ctgid, cpid, NULL, false);
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(SLED_CTR_LOST_CONTROL, 1);
-		return 0;
-	}
-	e->ts = bpf_ktime_get_boot_ns();
-	e->tgid = ctgid;
-	e->tid = cpid;
-	e->cookie = SLED_COOKIE(SLED_KIND_FORK, 0, 0);
-	e->sp = bpf_get_current_pid_tgid(); /* the forking thread: tgid << 32 | tid */
-	bpf_ringbuf_submit(e, wakeup_flag());
+	/* The child's event; sp: the forking thread, tgid << 32 | tid. */
+	emit_event((__u64)ctgid << 32 | cpid, SLED_COOKIE(SLED_KIND_FORK, 0, 0),
+		   bpf_get_current_pid_tgid(), SLED_CTR_LOST_CONTROL);
 	return 0;
 }
 
