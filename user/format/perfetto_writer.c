@@ -14,6 +14,7 @@
 #include "perfetto_trace.pb-c.h"
 #include "format/perfetto_writer.h"
 #include "format/perfetto_writer_int.h"
+#include "util/fd_io.h"
 
 /* libdeflate's level 1: faster and smaller than zlib's level 1 here;
  * higher levels cost more CPU than they save bytes. */
@@ -69,17 +70,11 @@ static int buf_reserve(struct buf *b, size_t more)
 
 int pw_write_all(struct perfetto_writer *w, const void *p, size_t n)
 {
-	while (n) {
-		ssize_t r = write(w->fd, p, n);
+	int err = fd_io__write_all(w->fd, p, n);
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return w->err = r < 0 ? -errno : -EIO;
-		p = (const uint8_t *)p + r;
-		n -= (size_t)r;
-		w->bytes += (uint64_t)r;
-	}
+	if (err)
+		return w->err = err;
+	w->bytes += n;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "object/sled_patch.h"
 #include "probe/launch.h"
 #include "probe/sled_rewrite.h"
+#include "util/fd_io.h"
 
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U
@@ -42,22 +43,6 @@ static int read_all(int fd, uint8_t *buf, size_t size)
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *buf, size_t size)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		ssize_t n = write(fd, buf + done, size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* MFD_EXEC keeps the copy executable whatever vm.memfd_noexec says;
  * kernels before 6.3 do not know the flag and make memfds executable. */
 static int new_memfd(void)
@@ -73,7 +58,7 @@ static int new_memfd(void)
  * traced process nor anyone else can change what the probes point at. */
 static int fill_memfd(int fd, const uint8_t *image, const struct stat *st)
 {
-	int err = write_all(fd, image, (size_t)st->st_size);
+	int err = fd_io__write_all(fd, image, (size_t)st->st_size);
 
 	if (!err && fchown(fd, st->st_uid, st->st_gid))
 		err = -errno;

@@ -17,6 +17,7 @@
 
 #include "record/core_btf.h"
 #include "sledtrace.core_btf.h"
+#include "util/fd_io.h"
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 #define KERNEL_NOTES "/sys/kernel/notes"
@@ -82,18 +83,13 @@ static bool same_kernel(void)
 
 static int embed(struct core_btf *cb)
 {
-	size_t done = 0;
+	int err;
 
 	cb->fd = memfd_create("sledtrace-core-btf", MFD_CLOEXEC);
 	if (cb->fd < 0)
 		return -errno;
-	while (done < core_btf_size) {
-		ssize_t n = write(cb->fd, core_btf_data + done, core_btf_size - done);
-
-		if (n < 0)
-			return -errno;
-		done += (size_t)n;
-	}
+	if ((err = fd_io__write_all(cb->fd, core_btf_data, core_btf_size)))
+		return err;
 	snprintf(cb->path, sizeof(cb->path), "/proc/self/fd/%d", cb->fd);
 	/* libbpf opens it by that name: without /proc, the kernel's BTF. */
 	return access(cb->path, R_OK) ? -errno : 0;
