@@ -249,6 +249,14 @@ int record__run(struct record *r)
 	return drain(r);
 }
 
+/* "N <noun>[plural] <what>": one warning for a kernel-side loss counter. */
+static void warn_lost(uint64_t n, const char *noun, const char *plural, const char *what)
+{
+	if (n)
+		fprintf(stderr, "sledtrace: warning: %" PRIu64 " %s%s %s\n", n, noun,
+			n == 1 ? "" : plural, what);
+}
+
 /* Mappings the BPF side could not report ran without a hold: whatever
  * sleds they brought may be missing from the trace; say so. */
 static void report_holds(struct record *r)
@@ -258,24 +266,15 @@ static void report_holds(struct record *r)
 	uint64_t idents = counter(r, SLED_CTR_LOST_IDENT), untraced = counter(r, SLED_CTR_UNTRACED);
 	const struct collector_names *names = collector__names(r->col);
 
-	if (unheld)
-		fprintf(stderr,
-			"sledtrace: warning: %" PRIu64
-			" new executable mapping%s could not be "
-			"reported (ring buffer full); objects with sleds they brought may be missing\n",
-			unheld, unheld == 1 ? "" : "s");
-	if (lost)
-		fprintf(stderr,
-			"sledtrace: warning: %" PRIu64
-			" fork or exec notice%s lost (ring buffer "
-			"full): children may lack their parent's frames, execs their end\n",
-			lost, lost == 1 ? "" : "s");
-	if (untraced)
-		fprintf(stderr,
-			"sledtrace: warning: %" PRIu64
-			" child process%s could not be traced (traced-process map full or out of "
-			"memory): their calls are missing\n",
-			untraced, untraced == 1 ? "" : "es");
+	warn_lost(unheld, "new executable mapping", "s",
+		  "could not be reported (ring buffer full); objects with sleds they brought "
+		  "may be missing");
+	warn_lost(lost, "fork or exec notice", "s",
+		  "lost (ring buffer full): children may lack their parent's frames, execs "
+		  "their end");
+	warn_lost(untraced, "child process", "es",
+		  "could not be traced (traced-process map full or out of memory): their "
+		  "calls are missing");
 	/* '?' alone is a thread of a -p target that ended during the attach. */
 	if (idents || (names->unknown && r->opts->verbose))
 		fprintf(stderr,
