@@ -21,18 +21,27 @@ static void refuse(struct copies *c, const struct traced_object *o, const char *
 			o->path, why);
 }
 
-static int make_one(struct traced_object *o, const char *xray_options, char *why, size_t whylen)
+/* A linked XRay runtime is inert unless told to patch: it then writes its
+ * own sleds over whatever bytes are there, and no probe of ours, rewritten
+ * or not, would fire (record warns about it at the end). */
+int copies__rewrite(const struct traced_object *o, enum xray_runtime runtime,
+		    struct sled_rewrite **out, char *why, size_t whylen)
 {
-	struct sled_rewrite *rw;
-	int err;
-
-	if (xray_runtime__check(o->elf, xray_options) == XRAY_RUNTIME_PATCHES_PREMAIN) {
+	if (runtime == XRAY_RUNTIME_PATCHES_PREMAIN) {
 		snprintf(why, whylen,
 			 "XRAY_OPTIONS tells the XRay runtime it links to patch "
 			 "the sleds itself");
 		return -ENOTSUP;
 	}
-	err = sled_rewrite__new(o->elf, o->map, &rw, why, whylen);
+	return sled_rewrite__new(o->elf, o->map, out, why, whylen);
+}
+
+static int make_one(struct traced_object *o, const char *xray_options, char *why, size_t whylen)
+{
+	struct sled_rewrite *rw;
+	int err;
+
+	err = copies__rewrite(o, xray_runtime__check(o->elf, xray_options), &rw, why, whylen);
 	if (err)
 		return err;
 	err = ns_copy__new(sled_rewrite__fd(rw), &o->copy);

@@ -16,7 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "object/xray_runtime.h"
 #include "probe/run_as.h"
+#include "probe/sled_rewrite.h"
 #include "record/objects.h"
 
 struct copies {
@@ -27,6 +29,12 @@ struct copies {
 	uint64_t bound, refused;
 };
 
+/* The rewritten copy of o (sled_rewrite.h), unless runtime (o's XRay
+ * runtime, xray_runtime.h) patches the sleds itself: then -ENOTSUP.  On
+ * failure why says why.  The launched executable and every later copy are
+ * made, or refused, here. */
+int copies__rewrite(const struct traced_object *o, enum xray_runtime runtime,
+		    struct sled_rewrite **out, char *why, size_t whylen);
 /* Adds to objs the shared objects with sleds that exe links (needed.h), so
  * that the command's first process too maps their copies.  A loader that
  * cannot be asked is one -v line.  Returns 0 or -ENOMEM. */

@@ -58,16 +58,7 @@ static int spawn(struct record *r)
 
 	if (r->opts->exits == EXIT_REWRITE && !o)
 		return no_rewrite(r, "it has no sleds");
-	/* A linked XRay runtime is inert unless told to patch: it then writes
-	 * its own sleds over whatever bytes are there, and no probe of ours,
-	 * rewritten or not, would fire (record warns about it at the end). */
-	if (o && wants_rewrite(r) && r->runtime == XRAY_RUNTIME_PATCHES_PREMAIN &&
-	    (ret = no_rewrite(r,
-			      "XRAY_OPTIONS tells the XRay runtime it links to patch the "
-			      "sleds itself")))
-		return ret;
-	if (o && wants_rewrite(r) && r->runtime != XRAY_RUNTIME_PATCHES_PREMAIN &&
-	    sled_rewrite__new(o->elf, o->map, &r->rw, why, sizeof(why)) &&
+	if (o && wants_rewrite(r) && copies__rewrite(o, r->runtime, &r->rw, why, sizeof(why)) &&
 	    (ret = no_rewrite(r, why)))
 		return ret;
 	if (!r->rw)
