@@ -2,81 +2,282 @@
 # SPDX-License-Identifier: MIT
 """check_pnpm.py: `sledtrace record -- pnpm test` on a pnpm workspace.
 
-tests/pnpm/ holds a workspace of two packages whose `pnpm test` runs node's
-test runner over two files each; node runs every file in a process of its
-own, and each file loads a Node-API addon built with clang XRay
-(tests/pnpm/addon/addon.c), which counts its own calls and writes them at
-exit.  The trace must hold exactly those calls in each of the four node
-processes that ran a test file, and nothing else: node and pnpm have no
-sleds and are left alone.  Nothing is downloaded: pnpm and the headers
-come from scripts/bootstrap, the workspace has no dependencies.
+tests/pnpm/ holds a workspace whose `pnpm test` runs node's test runner in
+every package, all at pnpm's default concurrency; node runs every test file
+in a process of its own, several at once, and each loads the Node-API addon
+named by --addon (tests/pnpm/addon/addon.c built with clang XRay) through
+counted.js, which writes the addon's own call counters at exit.  The trace must hold exactly those
+calls in every node process that ran a test file, and nothing else: node
+and pnpm have no sleds and are left alone.  How many such processes there
+are comes from the workspace itself: every `test/**/*.test.js` of every
+package pnpm-workspace.yaml lists.  Nothing is downloaded: pnpm and the
+headers come from scripts/bootstrap, the workspace has no dependencies.
 
-With -v among the record options, record must also say once that the
-addon's rewritten copy is bound for the node processes that load it later.
+--runs N records the workspace N times; every run must be exact (a run
+that fails is reported and the others still run: this is no retry).
 
-Usage: check_pnpm.py SLEDTRACE WORKSPACE ADDON PNPM [RECORD_OPTION...]
+--follow PARENT_ADDON attaches instead: launcher.js (a node process that
+has loaded PARENT_ADDON) waits, `record -p PID --follow` attaches to it,
+and only then does it call its addon and start `pnpm test`.  Its own calls
+after the attach and every test process's calls must be exact.
+
+--expect-once FUNCTION: every test process calls FUNCTION exactly once
+(napi_register_module_v1, the module's init) and the trace has that call.
+Functions the record options exclude (-N REGEX, read as a Python regex)
+are not expected in the trace.  With -v among the record options (without
+--follow), record must also say once that the addon's rewritten copy is
+bound for the node processes that load it later.
+
+Usage: check_pnpm.py --sledtrace S --workspace DIR --addon A --pnpm P
+         [--runs N] [--follow PARENT_ADDON] [--expect-once FUNCTION]
+         [-- RECORD_OPTION...]
 """
-import collections
+import argparse
 import glob
+import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_counts  # noqa: E402
+from check_counts import CheckFailed  # noqa: E402
 
-ADDON_FUNCS = {"sum_squares", "square", "fib_rec"}
-TEST_FILES = 4
+TIMEOUT = 300
+SUMMARY_RE = re.compile(r"^(?:\S+ test: )?# (tests|pass|fail) (\d+)$")
+
+
+def workspace_packages(ws):
+    """The package directories pnpm-workspace.yaml's `packages:` globs name."""
+    globs, in_packages = [], False
+    with open(os.path.join(ws, "pnpm-workspace.yaml")) as f:
+        for line in f:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if not line[0].isspace():
+                in_packages = line.strip() == "packages:"
+            elif in_packages and line.strip().startswith("- "):
+                globs.append(line.strip()[2:].strip().strip("'\""))
+    dirs = sorted({d for g in globs for d in glob.glob(os.path.join(ws, g))
+                   if os.path.isfile(os.path.join(d, "package.json"))})
+    if not dirs:
+        raise CheckFailed("pnpm-workspace.yaml in %s names no package" % ws)
+    return dirs
+
+
+def expected_test_files(ws):
+    """{package: number of test files} for the packages with a test script."""
+    files = {}
+    for d in workspace_packages(ws):
+        with open(os.path.join(d, "package.json")) as f:
+            if "test" not in json.load(f).get("scripts", {}):
+                continue
+        n = len(glob.glob(os.path.join(d, "test", "**", "*.test.js"), recursive=True))
+        files[os.path.basename(d)] = n
+    return files
+
+
+def record_command(a, ws, env, trace):
+    argv = [a.sledtrace, "record", "-o", trace] + a.record_options + ["--", a.pnpm, "test"]
+    status, out, err = check_counts.run(argv, TIMEOUT, "sledtrace record -- pnpm test",
+                                        cwd=ws, env=env)
+    if status != 0:
+        raise CheckFailed("sledtrace record -- pnpm test exited %d\n--- stdout ---\n%s\n"
+                          "--- stderr ---\n%s" % (status, out[-3000:], err))
+    return out, err, None
+
+
+def stop(proc):
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def wait_attached(rec):
+    """record -p's stderr up to its `attached` line."""
+    err = ""
+    for line in rec.stderr:
+        err += line
+        if "attached" in line:
+            return err
+    raise CheckFailed("record -p did not attach (status %s):\n%s" % (rec.wait(), err))
+
+
+def record_follow(a, ws, env, trace, tmp):
+    """launcher.js waits; record -p attaches; then the launcher starts
+    `pnpm test`.  Returns its output, record's stderr and its pid."""
+    node = shutil.which("node", path=env["PATH"])
+    if not node:
+        raise CheckFailed("node is not on PATH")
+    env = dict(env, SLEDTRACE_PARENT_ADDON=a.follow)
+    with open(os.path.join(tmp, "launcher.err"), "w+") as lerr:
+        launcher = subprocess.Popen([node, os.path.join(ws, "addon", "launcher.js"), a.pnpm,
+                                     "test"], cwd=ws, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=lerr, text=True,
+                                    start_new_session=True)
+        rec = None
+        try:
+            if launcher.stdout.readline() != "READY\n":
+                raise CheckFailed("launcher.js did not start (status %s)" % launcher.wait())
+            rec = subprocess.Popen([a.sledtrace, "record", "-p", str(launcher.pid), "--follow",
+                                    "-o", trace] + a.record_options,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+            err = wait_attached(rec)
+            os.kill(launcher.pid, signal.SIGUSR2)
+            out = launcher.communicate(timeout=TIMEOUT)[0]
+            err += rec.communicate(timeout=TIMEOUT)[1]
+        except subprocess.TimeoutExpired:
+            raise CheckFailed("launcher.js or record -p did not finish in %ds" % TIMEOUT)
+        finally:
+            for p in (launcher, rec):
+                if p:
+                    stop(p)
+        lerr.seek(0)
+        if launcher.returncode != 0 or rec.returncode != 0:
+            raise CheckFailed("launcher.js (pnpm test) exited %d, record -p %d\n--- stdout ---\n"
+                              "%s\n--- launcher stderr ---\n%s\n--- record stderr ---\n%s"
+                              % (launcher.returncode, rec.returncode, out[-3000:],
+                                 lerr.read()[-3000:], err))
+    return out, err, launcher.pid
+
+
+def test_summaries(out, packages):
+    """node's `# tests/pass/fail N` lines: one set per package, all passed."""
+    seen = {"tests": [], "pass": [], "fail": []}
+    for line in out.splitlines():
+        m = SUMMARY_RE.match(line)
+        if m:
+            seen[m.group(1)].append(int(m.group(2)))
+    if any(len(v) != packages for v in seen.values()) or any(seen["fail"]) \
+            or sum(seen["tests"]) != sum(seen["pass"]) or not all(seen["tests"]):
+        return ["the test runs reported %s, expected %d packages' tests all passed"
+                % (seen, packages)]
+    return []
+
+
+def read_counts(counts_dir):
+    """{pid: {(pid, function): n}} from every process's counts file."""
+    per_pid = {}
+    for name in glob.glob(os.path.join(counts_dir, "*.txt")):
+        with open(name) as f:
+            counts = check_counts.parse_counts(f.read(), name)[0]
+        per_pid[int(os.path.basename(name)[:-4])] = counts
+    return per_pid
+
+
+def excluded_patterns(options):
+    """The -N/--exclude regexes among record's options."""
+    pats, it = [], iter(options)
+    for o in it:
+        if o in ("-N", "--exclude"):
+            pats.append(next(it, ""))
+        elif o.startswith("--exclude="):
+            pats.append(o.split("=", 1)[1])
+        elif o.startswith("-N"):
+            pats.append(o[2:])
+    return [re.compile(p) for p in pats]
+
+
+def expected_calls(per_pid, excluded):
+    want = {}
+    for counts in per_pid.values():
+        want.update({k: n for k, n in counts.items()
+                     if not any(p.search(k[1]) for p in excluded)})
+    return want
+
+
+def process_problems(per_pid, rows, launcher, expect_once):
+    """Processes absent from the trace; the init function once per process."""
+    problems = []
+    traced = {tid for tid, _ in rows}
+    for pid in sorted(per_pid):
+        if per_pid[pid] and pid not in traced:
+            problems.append("node process %d counted %d calls and is missing from the trace"
+                            % (pid, sum(per_pid[pid].values())))
+        if expect_once and pid != launcher:
+            counted = per_pid[pid].get((pid, expect_once), 0)
+            traced_n = rows.get((pid, expect_once), (0, 0, 0))[0]
+            if counted != 1 or traced_n != 1:
+                problems.append("node process %d: %s counted %d times, traced %d, expected once"
+                                % (pid, expect_once, counted, traced_n))
+    return problems
+
+
+def check_run(a, tmp):
+    ws = os.path.join(tmp, "ws")
+    shutil.copytree(a.workspace, ws)
+    counts_dir = os.path.join(tmp, "counts")
+    os.mkdir(counts_dir)
+    env = dict(os.environ, SLEDTRACE_ADDON=a.addon, SLEDTRACE_COUNTS=counts_dir,
+               PATH=os.path.dirname(a.pnpm) + ":" + os.environ.get("PATH", ""))
+    trace = os.path.join(tmp, "t.pftrace")
+    files = expected_test_files(ws)
+    start = time.monotonic()
+    if a.follow:
+        out, err, launcher = record_follow(a, ws, env, trace, tmp)
+    else:
+        out, err, launcher = record_command(a, ws, env, trace)
+    took = time.monotonic() - start
+    problems = test_summaries(out, len(files))
+    per_pid = read_counts(counts_dir)
+    want_procs = sum(files.values()) + (launcher is not None)
+    if len(per_pid) != want_procs or (launcher and launcher not in per_pid):
+        problems.append("%d node processes wrote counts, expected %d (test files: %s%s)"
+                        % (len(per_pid), want_procs, files, ", and the launcher" if launcher
+                           else ""))
+    if "-v" in a.record_options and not a.follow:
+        # The first node process maps the addon at a hold; its copy is
+        # bound for the later ones (record/copies.h).
+        what = "%s: rewritten copy bound in the command's namespace" % os.path.basename(a.addon)
+        bound = sum(what in l for l in err.splitlines())
+        if bound != 1:
+            problems.append("record -v says %d times that the addon's copy is bound, "
+                            "expected once" % bound)
+    rows, _ = check_counts.get_report(a.sledtrace, trace, 60)
+    want = expected_calls(per_pid, excluded_patterns(a.record_options))
+    problems += process_problems(per_pid, rows, launcher, a.expect_once)
+    problems += check_counts.compare_counts(want, rows)
+    others = sorted({f for _, f in rows} - {f for _, f in want})
+    if others:
+        problems.append("functions in the trace that no process counted: %s" % others)
+    last = err.strip().splitlines()[-1] if err.strip() else "(record said nothing)"
+    summary = "%d node processes, %d (process, function) counts compared in %.1f s; %s" % (
+        len(per_pid), len(want), took, last)
+    return summary, problems
 
 
 def main():
-    sledtrace, workspace, addon, pnpm = (os.path.abspath(a) for a in sys.argv[1:5])
-    extra = sys.argv[5:]
-    problems = []
-    with tempfile.TemporaryDirectory() as tmp:
-        ws = os.path.join(tmp, "ws")
-        shutil.copytree(workspace, ws)
-        counts_dir = os.path.join(tmp, "counts")
-        os.mkdir(counts_dir)
-        env = dict(os.environ, SLEDTRACE_ADDON=addon, SLEDTRACE_COUNTS=counts_dir,
-                   PATH=os.path.dirname(pnpm) + ":" + os.environ.get("PATH", ""))
-        trace = os.path.join(tmp, "t.pftrace")
-        r = subprocess.run([sledtrace, "record", "-o", trace] + extra + ["--", pnpm, "test"],
-                           cwd=ws, env=env, capture_output=True, text=True, timeout=600)
-        if r.returncode != 0:
-            sys.exit("sledtrace record -- pnpm test exited %d\n--- stdout ---\n%s\n"
-                     "--- stderr ---\n%s" % (r.returncode, r.stdout[-3000:], r.stderr))
-        passed = [l for l in r.stdout.splitlines() if l.startswith("# pass ")]
-        if passed != ["# pass 4", "# pass 4"]:
-            problems.append("the test runs reported %s, expected two '# pass 4'" % passed)
-        expected = collections.Counter()
-        files = glob.glob(os.path.join(counts_dir, "*.txt"))
-        for name in files:
-            with open(name) as f:
-                expected.update(check_counts.parse_counts(f.read(), name)[0])
-        if len(files) != TEST_FILES:
-            problems.append("%d node processes wrote counts, expected %d"
-                            % (len(files), TEST_FILES))
-        if "-v" in extra:
-            # The first node process maps the addon at a hold; its copy is
-            # bound for the later ones (record/copies.h).
-            bound = [l for l in r.stderr.splitlines() if "sledtrace_addon.node: rewritten copy "
-                     "bound in the command's namespace" in l]
-            if len(bound) != 1:
-                problems.append("record -v says %d times that the addon's copy is bound, "
-                                "expected once" % len(bound))
-        rows, _ = check_counts.get_report(sledtrace, trace, 60)
-        problems += check_counts.compare_counts(dict(expected), rows)
-        others = sorted({f for _, f in rows} - ADDON_FUNCS)
-        if others:
-            problems.append("functions outside the addon in the trace: %s" % others)
-        print("%d node processes, %d (process, function) counts compared; %s"
-              % (len(files), len(expected), r.stderr.strip().splitlines()[-1]))
-    for p in problems:
-        print(p)
-    sys.exit(1 if problems else 0)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    for opt in ("--sledtrace", "--workspace", "--addon", "--pnpm"):
+        ap.add_argument(opt, required=True, type=os.path.abspath)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--follow", type=os.path.abspath, metavar="PARENT_ADDON")
+    ap.add_argument("--expect-once", metavar="FUNCTION")
+    ap.add_argument("record_options", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    if a.record_options[:1] == ["--"]:
+        a.record_options = a.record_options[1:]
+    failed = 0
+    for i in range(1, a.runs + 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                summary, problems = check_run(a, tmp)
+            except CheckFailed as e:
+                summary, problems = "failed", [str(e)]
+        failed += bool(problems)
+        print("run %d/%d: %s" % (i, a.runs, summary))
+        for p in problems:
+            print("  " + p)
+        sys.stdout.flush()
+    if failed:
+        print("%d of %d runs failed" % (failed, a.runs))
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -12,3 +12,7 @@ test('sum of squares (alpha 1)', () => {
 test('fibonacci (alpha 1)', () => {
   assert.strictEqual(addon.fib(6), 8);
 });
+
+test('a failure 3 frames deep, recovered (alpha 1)', () => {
+  assert.strictEqual(addon.recover(3), 103);
+});

@@ -12,3 +12,7 @@ test('sum of squares (alpha 2)', () => {
 test('fibonacci (alpha 2)', () => {
   assert.strictEqual(addon.fib(7), 13);
 });
+
+test('a failure 9 frames deep, recovered (alpha 2)', () => {
+  assert.strictEqual(addon.recover(9), 109);
+});

@@ -12,3 +12,7 @@ test('sum of squares (beta 1)', () => {
 test('fibonacci (beta 1)', () => {
   assert.strictEqual(addon.fib(8), 21);
 });
+
+test('a failure 15 frames deep, recovered (beta 1)', () => {
+  assert.strictEqual(addon.recover(15), 115);
+});

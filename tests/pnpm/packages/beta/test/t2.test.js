@@ -12,3 +12,7 @@ test('sum of squares (beta 2)', () => {
 test('fibonacci (beta 2)', () => {
   assert.strictEqual(addon.fib(9), 34);
 });
+
+test('a failure 21 frames deep, recovered (beta 2)', () => {
+  assert.strictEqual(addon.recover(21), 121);
+});
