@@ -40,7 +40,24 @@ enum bpf_map_type {
 
 enum {
 	BPF_ANY = 0,
+	BPF_NOEXIST = 1,
 };
+
+/* include/linux/pid.h: the signal scopes (kernel ABI of the kfunc). */
+enum pid_type {
+	PIDTYPE_PID,
+	PIDTYPE_TGID,
+	PIDTYPE_PGID,
+	PIDTYPE_SID,
+	PIDTYPE_MAX,
+};
+
+/* The open-coded VMA iterator's state: opaque, its size is ABI. */
+struct bpf_iter_task_vma {
+	__u64 __opaque[1];
+} __attribute__((aligned(8)));
+
+struct kernel_siginfo;
 
 enum {
 	BPF_F_NO_PREALLOC = 1,
@@ -126,9 +143,20 @@ struct mm_struct {
 struct task_struct {
 	char __pad0[1136];
 	struct mm_struct *mm;
+	struct files_struct *files;
 	char __pad1[120];
 	pid_t pid;
 	pid_t tgid;
+};
+
+/* Only through CO-RE: the file behind a descriptor (mmap's entry). */
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+};
+
+struct files_struct {
+	struct fdtable *fdt;
 };
 
 struct linux_binprm {

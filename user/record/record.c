@@ -376,19 +376,25 @@ static int hook_mappings(struct record *r)
 		.fb = r->fb,
 		.known_fd = bpf_map__fd(r->skel->maps.known_files),
 		.held_fd = bpf_map__fd(r->skel->maps.held),
+		.hold_seq = (const volatile uint64_t *)&r->skel->bss->hold_seq,
 		.copies = r->copies.ns_fd >= 0 ? &r->copies : NULL,
+		.gaps = &r->gaps,
 	};
 	/* fork and rename also name new threads and processes (collector.h). */
-	r->hold_links[0] = bpf_program__attach(r->skel->progs.on_exec);
-	if (r->hold_links[0])
-		r->hold_links[2] = bpf_program__attach(r->skel->progs.on_fork);
-	if (r->hold_links[2])
-		r->hold_links[3] = bpf_program__attach(r->skel->progs.on_rename);
-	if (!r->hold_links[0] || !r->hold_links[2] || !r->hold_links[3])
+	r->links.exec = bpf_program__attach(r->skel->progs.on_exec);
+	if (r->links.exec)
+		r->links.fork = bpf_program__attach(r->skel->progs.on_fork);
+	if (r->links.fork)
+		r->links.rename = bpf_program__attach(r->skel->progs.on_rename);
+	if (!r->links.exec || !r->links.fork || !r->links.rename)
 		return record__fail(-errno, "cannot watch exec, fork and rename: %s",
 				    strerror(errno), NULL);
 	if (!r->skel->rodata->hold_mappings)
 		return 0;
+	r->links.sigcont = bpf_program__attach(r->skel->progs.on_signal);
+	if (!r->links.sigcont)
+		return record__fail(-errno, "cannot watch resumes of held processes: %s",
+				    strerror(errno), NULL);
 	err = mapping_watch__mark_objects(&r->watch);
 	if (err)
 		return record__fail(err, "cannot mark known files: %s", strerror(-err), NULL);
@@ -398,12 +404,12 @@ static int hook_mappings(struct record *r)
 					     "syscalls", "sys_exit_mmap");
 	every_syscall = r->mmap_hook_fd < 0;
 	if (every_syscall)
-		r->hold_links[1] = bpf_program__attach(r->skel->progs.on_syscall_exit);
-	if (r->opts->verbose > 1 && (!every_syscall || r->hold_links[1]))
+		r->links.syscall_exit = bpf_program__attach(r->skel->progs.on_syscall_exit);
+	if (r->opts->verbose > 1 && (!every_syscall || r->links.syscall_exit))
 		fprintf(stderr, "sledtrace: new mappings watched at %s\n",
 			every_syscall ? "every syscall exit (no mmap syscall tracepoint)"
 				      : "the exit of mmap(2)");
-	if (every_syscall && !r->hold_links[1])
+	if (every_syscall && !r->links.syscall_exit)
 		return record__fail(-errno, "cannot watch new mappings: %s", strerror(errno), NULL);
 	/* What -p targets mapped since they were first read is found now;
 	 * what they map from here on is held. */
@@ -576,6 +582,8 @@ void record__free(struct record *r)
 		keeper__stop(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	sledtrace_bpf__destroy(r->skel);
 	object_set__free(r->objs);
+	mapping_watch__free(&r->watch);
+	trace_gaps__free(&r->gaps);
 	sled_rewrite__free(r->rw);
 	targets__close(&r->targets);
 	free(r);
