@@ -359,11 +359,35 @@ static int queue_and_attach(struct record *r)
 	return 0;
 }
 
+/* Holds come from mmap's own syscall tracepoint, which runs the program
+ * for mmaps only; the raw syscall exit runs it at every syscall of the
+ * machine (~20% of a call-heavy target's CPU) and is the fallback.
+ * SLEDTRACE_NO_MMAP_TRACEPOINT=1 decides as on a kernel without syscall
+ * tracepoints (tests, comparisons). */
+static int hook_mmap(struct record *r)
+{
+	const char *off = getenv("SLEDTRACE_NO_MMAP_TRACEPOINT");
+	char how[256] = "SLEDTRACE_NO_MMAP_TRACEPOINT";
+
+	if (!off || !strcmp(off, "0"))
+		r->mmap_hook_fd = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit),
+						     "syscalls", "sys_exit_mmap", how, sizeof(how));
+	if (r->mmap_hook_fd < 0)
+		r->hold_links[1] = bpf_program__attach(r->skel->progs.on_syscall_exit);
+	if (r->mmap_hook_fd < 0 && !r->hold_links[1])
+		return record__fail(-errno, "cannot watch new mappings: %s (mmap tracepoint: %s)",
+				    strerror(errno), how);
+	if (r->opts->verbose && r->mmap_hook_fd >= 0)
+		fprintf(stderr, "sledtrace: holds: mmap syscall tracepoint (id from %s)\n", how);
+	else if (r->opts->verbose)
+		fprintf(stderr, "sledtrace: holds: raw syscall-exit fallback (%s)\n", how);
+	return 0;
+}
+
 /* New executable mappings of traced processes stop them until their
  * objects are probed (mappings.h); files known now cost no stop. */
 static int hook_mappings(struct record *r)
 {
-	bool every_syscall;
 	int err;
 
 	r->watch = (struct mapping_watch){
@@ -392,19 +416,9 @@ static int hook_mappings(struct record *r)
 	err = mapping_watch__mark_objects(&r->watch);
 	if (err)
 		return record__fail(err, "cannot mark known files: %s", strerror(-err), NULL);
-	/* mmap's own syscall tracepoint runs the program for mmaps only; the
-	 * raw syscall exit (every syscall) where the kernel or tracefs lacks it. */
-	r->mmap_hook_fd = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit),
-					     "syscalls", "sys_exit_mmap");
-	every_syscall = r->mmap_hook_fd < 0;
-	if (every_syscall)
-		r->hold_links[1] = bpf_program__attach(r->skel->progs.on_syscall_exit);
-	if (r->opts->verbose > 1 && (!every_syscall || r->hold_links[1]))
-		fprintf(stderr, "sledtrace: new mappings watched at %s\n",
-			every_syscall ? "every syscall exit (no mmap syscall tracepoint)"
-				      : "the exit of mmap(2)");
-	if (every_syscall && !r->hold_links[1])
-		return record__fail(-errno, "cannot watch new mappings: %s", strerror(errno), NULL);
+	err = hook_mmap(r);
+	if (err)
+		return err;
 	/* What -p targets mapped since they were first read is found now;
 	 * what they map from here on is held. */
 	for (size_t i = 0; !err && i < r->targets.n; i++)
