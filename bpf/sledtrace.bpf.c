@@ -319,7 +319,11 @@ static __always_inline int hold_mapping(long ret)
 	return hold(tgid, &id, (__u64)ret);
 }
 
-/* The record of a syscall exit tracepoint (its tracefs format, an ABI). */
+/* The record of a syscall exit tracepoint.  Not a kernel type that CO-RE
+ * could relocate but the layout tracefs publishes for the event
+ * (events/syscalls/sys_exit_mmap/format: the common fields in 8 bytes,
+ * __syscall_nr at 8, ret at 16), which perf and every tracepoint program
+ * read by offset and the kernel keeps. */
 struct sys_exit_record {
 	__u64 common;
 	int nr;
