@@ -442,7 +442,11 @@ static __always_inline int hold_mapping(__u32 tgid, long ret)
 	return hold(tgid, &id, (__u64)ret);
 }
 
-/* The records of the syscall tracepoints (their tracefs format, an ABI). */
+/* The records of the syscall tracepoints.  Not kernel types that CO-RE
+ * could relocate but the layouts tracefs publishes for the events
+ * (events/syscalls/sys_{enter,exit}_mmap/format: the common fields in 8
+ * bytes, __syscall_nr at 8, then args[6] or ret at 16), which perf and
+ * every tracepoint program read by offset and the kernel keeps. */
 struct sys_enter_record {
 	__u64 common;
 	int nr;

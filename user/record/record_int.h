@@ -40,7 +40,8 @@ struct record {
 	struct {
 		struct bpf_link *exec, *syscall_exit, *fork, *rename, *sigcont;
 	} links;
-	int mmap_hook_fd;		/* sys_exit_mmap's link (syscall_tp.h), or -1 */
+	/* sys_exit_mmap's and sys_enter_mmap's links (syscall_tp.h), or -1 */
+	int mmap_hook_fds[2];
 	struct mapping_watch watch;
 	struct copies copies; /* rewritten copies bound in the command's namespace */
 	struct trace_gaps gaps; /* where probes may not have been live (coverage.h) */

@@ -144,13 +144,14 @@ void record__detach(struct record *r)
 	if (r->opts->verbose)
 		fprintf(stderr, "sledtrace: timing: hooks removed in %.1f ms\n",
 			(double)(record__now_ns() - t0) / 1e6);
-	if (!background || !r->att || attacher__free_in_background(r->att, r->mmap_hook_fd)) {
+	if (!background || !r->att || attacher__free_in_background(r->att, r->mmap_hook_fds, 2)) {
 		background = false;
 		attacher__free(r->att);
-		if (r->mmap_hook_fd >= 0)
-			close(r->mmap_hook_fd);
+		for (int i = 0; i < 2; i++)
+			if (r->mmap_hook_fds[i] >= 0)
+				close(r->mmap_hook_fds[i]);
 	}
-	r->mmap_hook_fd = -1;
+	r->mmap_hook_fds[0] = r->mmap_hook_fds[1] = -1;
 	r->att = NULL;
 	if (n && r->opts->verbose) {
 		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
