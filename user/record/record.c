@@ -122,7 +122,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 	if (opts->npids) {
 		ret = targets__open(&r->targets, opts->pids, opts->npids, err, sizeof(err));
 		if (!ret)
-			ret = targets__discover(&r->targets, r->objs, err, sizeof(err));
+			ret = targets__discover(&r->targets, r->objs, opts->follow, err, sizeof(err));
 	} else {
 		ret = open_command(r, err, sizeof(err));
 	}
@@ -487,9 +487,9 @@ static void print_attached(struct record *r)
 		return;
 	if (!nobj) {
 		fprintf(stderr,
-			"sledtrace: %s has no sleds: objects with sleds are probed as "
-			"its processes exec and map them\n",
-			r->path);
+			"sledtrace: %s%s has no sleds: objects with sleds are probed as "
+			"its processes exec and map them (nothing attached yet)\n",
+			r->targets.n ? "the process tree of -p " : "", r->targets.n ? "" : r->path);
 		return;
 	}
 	if (r->targets.n == 1)
