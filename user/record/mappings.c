@@ -22,8 +22,17 @@
 
 /* How long a held process may take to stop all its threads (one in an
  * uninterruptible sleep delays it) before it is resumed without that
- * proof, and any hold that overlapped is noted as a possible gap. */
-#define STOP_WAIT_NS (2000ull * 1000000ull)
+ * proof, and any hold that overlapped is noted as a possible gap.
+ * SLEDTRACE_STOP_WAIT_MS overrides it (tests). */
+#define STOP_WAIT_MS 2000
+
+static uint64_t stop_wait_ns(void)
+{
+	const char *v = getenv("SLEDTRACE_STOP_WAIT_MS");
+	long ms = v ? strtol(v, NULL, 10) : STOP_WAIT_MS;
+
+	return (uint64_t)(ms > 0 ? ms : STOP_WAIT_MS) * 1000000ull;
+}
 
 static uint64_t boot_ns(void)
 {
@@ -197,7 +206,7 @@ int mapping_watch__scan(struct mapping_watch *w, pid_t tgid)
  * -ESRCH when it is gone, -ETIMEDOUT. */
 static int wait_stopped(pid_t tgid)
 {
-	uint64_t deadline = boot_ns() + STOP_WAIT_NS;
+	uint64_t deadline = boot_ns() + stop_wait_ns();
 	struct timespec nap = { 0, 20000 };
 
 	for (;;) {
