@@ -277,13 +277,16 @@ int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_event *e
 	bpf_map_delete_elem(w->held_fd, &tgid);
 	kill((pid_t)tgid, SIGCONT);
 	note_time(w, e->ts);
+	/* Only a complete stop proves that no hold of the process was in
+	 * flight: without one, a hold numbered below seq may have stopped it
+	 * after this SIGCONT, and its event must resume it again. */
 	if (stop == -ETIMEDOUT) {
 		w->unconfirmed_resumes++;
 		if (!ret)
 			ret = u64map__put(&w->unconfirmed, tgid + 1ull, boot_ns());
-	}
-	if (!ret)
+	} else if (!ret) {
 		ret = u64map__put(&w->resolved, tgid + 1ull, seq);
+	}
 	return ret;
 }
 
