@@ -23,10 +23,17 @@ const volatile bool hold_mappings = false;
 /* Set by the collector when it stops answering holds: the mmap hook's
  * teardown (a grace period) then happens in a helper after sledtrace. */
 bool holds_off = false;
+/* Holds taken so far, over all processes: each hold takes the next number
+ * before its stop signal is sent.  The collector reads it while a held
+ * process is stopped: a later event of that process with a higher number
+ * came after its resume (docs/DESIGN.md, "Coverage").  Global rather than
+ * per process, so a reused pid can never meet an old number. */
+__u64 hold_seq = 0;
 
 #define PROT_EXEC 0x4
 #define VM_EXEC 0x4
 #define SIGSTOP 19
+#define SIGCONT 18
 #define __NR_MMAP 9 /* x86-64 */
 
 struct {
@@ -56,15 +63,26 @@ struct {
 	__type(value, __u32);
 } known_files SEC(".maps");
 
-/* Processes stopped here and not yet resumed (tgid -> 1), so that whoever
- * outlives a killed collector can resume them.  Preallocated: recording a
- * stop must never fail for memory. */
+/* Processes stopped here and not yet resumed (tgid -> the file of their
+ * latest hold, zero for a fork), so that whoever outlives a killed
+ * collector can resume them, and a foreign SIGCONT names the file.
+ * Preallocated: recording a stop must never fail for memory. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct sled_file_id);
 } held SEC(".maps");
+
+/* Where a traced process may have run code of a file before its probes
+ * were live, and since when (boot-time ns, the first time).  The collector
+ * reads it at the end and writes each into the trace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct sled_gap_key);
+	__type(value, __u64);
+} gaps SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -79,6 +97,19 @@ static __always_inline void count(__u32 idx, __u64 n)
 
 	if (v)
 		*v += n;
+}
+
+static __always_inline void note_gap(__u32 tgid, __u32 reason, const struct sled_file_id *id)
+{
+	struct sled_gap_key k = { .tgid = tgid, .reason = reason };
+	__u64 now = bpf_ktime_get_boot_ns();
+
+	if (id) {
+		k.dev = id->dev;
+		k.ino = id->ino;
+	}
+	if (bpf_map_update_elem(&gaps, &k, &now, BPF_NOEXIST) && !bpf_map_lookup_elem(&gaps, &k))
+		count(SLED_CTR_GAPS_LOST, 1);
 }
 
 /* Wakes the collector only once wakeup_bytes are queued: a wakeup per event
@@ -215,6 +246,140 @@ int on_ret(struct pt_regs *ctx)
  * user/record/core_btf.c), and the verifier does no BTF pointer walks,
  * each a search of the kernel's BTF by name. */
 
+static long file_of_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct sled_file_id *id = data;
+	struct inode *inode = BPF_CORE_READ(vma, vm_file, f_inode);
+
+	/* Only code: the mmap tracepoint sees every mapping's address. */
+	if (inode && (BPF_CORE_READ(vma, vm_flags) & VM_EXEC)) {
+		id->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		id->ino = BPF_CORE_READ(inode, i_ino);
+	}
+	return 0;
+}
+
+/* Stops the current process until the collector has probed what it
+ * maps, and reports it.  The order is what the coverage argument rests
+ * on: the hold number is taken first, the stop sent next, the event last;
+ * an event is queued for every stop, so nothing is stopped without the
+ * collector knowing.  The stop takes effect on the way back to user space:
+ * no instruction of the new mapping runs unprobed.  A hold that cannot be
+ * taken is noted as a gap, never silently skipped. */
+static __always_inline int hold_as(__u32 tgid, const struct sled_file_id *id, __u64 addr)
+{
+	static const struct sled_file_id no_file;
+	__u64 seq = __sync_fetch_and_add(&hold_seq, 1) + 1;
+	struct sled_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(SLED_CTR_UNHELD, 1);
+		note_gap(tgid, SLED_GAP_UNHELD, id);
+		return 0;
+	}
+	bpf_map_update_elem(&held, &tgid, id ? id : &no_file, BPF_ANY);
+	if (bpf_send_signal_thread(SIGSTOP)) {
+		bpf_map_delete_elem(&held, &tgid);
+		bpf_ringbuf_discard(e, 0);
+		note_gap(tgid, SLED_GAP_UNHELD, id);
+		return 0;
+	}
+	e->ts = bpf_ktime_get_boot_ns();
+	e->tgid = tgid;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->cookie = SLED_COOKIE(SLED_KIND_MAPPED, 0, (__u32)seq);
+	e->sp = addr;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/* Holds the current process at a file it now runs code from, unless that
+ * file's probes are live already (known_files). */
+static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64 addr)
+{
+	if (holds_off || !id->ino || bpf_map_lookup_elem(&known_files, id))
+		return 0;
+	return hold_as(tgid, id, addr);
+}
+
+/* A thread of a traced process is inside mmap(2) of a file not known
+ * (from the syscall's entry to its exit, where the hold is taken).  A
+ * fork by another thread in that window copies the new mapping into a
+ * child the hold does not stop: on_fork notes that child as a gap.
+ * Per thread (tid -> 1) and per process (tgid -> how many, which file). */
+struct inflight {
+	__u32 n;
+	__u32 pad;
+	struct sled_file_id file;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u32);
+} inflight_threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+static __always_inline void inflight_begin(__u32 tgid, __u32 tid, const struct sled_file_id *id)
+{
+	struct inflight zero = {}, *in;
+	__u32 one = 1;
+
+	if (bpf_map_update_elem(&inflight_threads, &tid, &one, BPF_NOEXIST))
+		return;
+	bpf_map_update_elem(&inflight, &tgid, &zero, BPF_NOEXIST);
+	in = bpf_map_lookup_elem(&inflight, &tgid);
+	if (!in) {
+		bpf_map_delete_elem(&inflight_threads, &tid);
+		return;
+	}
+	in->file = *id;
+	__sync_fetch_and_add(&in->n, 1);
+}
+
+/* After the hold: a fork from now on finds the process in `held`. */
+static __always_inline void inflight_end(__u32 tgid, __u32 tid)
+{
+	struct inflight *in;
+
+	if (bpf_map_delete_elem(&inflight_threads, &tid))
+		return;
+	in = bpf_map_lookup_elem(&inflight, &tgid);
+	if (in)
+		__sync_fetch_and_add(&in->n, (__u32)-1);
+}
+
+/* A child forked while its parent had a new mapping whose probes were not
+ * live yet (a hold in flight, or held and not resumed) runs it from its
+ * first instruction with no hold of its own: a gap, until the file's
+ * probes are live.  Threads share the parent's stop, and a child after
+ * the stop is complete cannot happen (the parent is stopped). */
+static __always_inline void check_fork(__u32 tgid, __u32 ctgid)
+{
+	struct sled_file_id *file;
+	struct inflight *in;
+
+	if (!hold_mappings || holds_off)
+		return;
+	in = bpf_map_lookup_elem(&inflight, &tgid);
+	if (in && in->n) {
+		note_gap(ctgid, SLED_GAP_FORK, &in->file);
+		return;
+	}
+	file = bpf_map_lookup_elem(&held, &tgid);
+	if (file)
+		note_gap(ctgid, SLED_GAP_FORK, file);
+}
+
 /* Runs in the exiting thread, after the last probe event it can cause.
  * The last thread of a process takes it out of the traced set, so a later
  * process that reuses the pid is not traced by mistake. */
@@ -225,9 +390,11 @@ int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
+	inflight_end(tgid, (__u32)bpf_get_current_pid_tgid());
 	if (group_dead) {
 		bpf_map_delete_elem(&traced, &tgid);
 		bpf_map_delete_elem(&held, &tgid);
+		bpf_map_delete_elem(&inflight, &tgid);
 	}
 	if (no_events)
 		return 0;
@@ -257,6 +424,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		count(SLED_CTR_UNTRACED, 1);
 		return 0;
 	}
+	check_fork(tgid, ctgid);
 	if (no_events)
 		return 0;
 	push_ident(ctgid, cpid, NULL, false);
@@ -266,66 +434,69 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-static long file_of_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
-{
-	struct sled_file_id *id = data;
-	struct inode *inode = BPF_CORE_READ(vma, vm_file, f_inode);
-
-	/* Only code: the mmap tracepoint sees every mapping's address. */
-	if (inode && (BPF_CORE_READ(vma, vm_flags) & VM_EXEC)) {
-		id->dev = BPF_CORE_READ(inode, i_sb, s_dev);
-		id->ino = BPF_CORE_READ(inode, i_ino);
-	}
-	return 0;
-}
-
-/* Reports a file a traced process now runs code from, unless the collector
- * knows it, and stops the process until the collector has attached it.
- * The event is queued first and the process stopped only if that worked,
- * so nothing is ever stopped without the collector knowing.  The stop
- * takes effect on the way back to user space: no instruction of the new
- * mapping runs unprobed. */
-static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64 addr)
-{
-	struct sled_event *e;
-	__u32 one = 1;
-
-	if (holds_off || !id->ino || bpf_map_lookup_elem(&known_files, id))
-		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(SLED_CTR_UNHELD, 1);
-		return 0;
-	}
-	bpf_map_update_elem(&held, &tgid, &one, BPF_ANY);
-	bpf_send_signal_thread(SIGSTOP);
-	e->ts = bpf_ktime_get_boot_ns();
-	e->tgid = tgid;
-	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->cookie = SLED_COOKIE(SLED_KIND_MAPPED, 0, 0);
-	e->sp = addr;
-	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
-	return 0;
-}
-
-static __always_inline int hold_mapping(long ret)
+static __always_inline int hold_mapping(__u32 tgid, long ret)
 {
 	struct sled_file_id id = {};
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
 	bpf_find_vma(bpf_get_current_task_btf(), (__u64)ret, file_of_vma, &id, 0);
 	return hold(tgid, &id, (__u64)ret);
 }
 
-/* The record of a syscall exit tracepoint (its tracefs format, an ABI). */
+/* The records of the syscall tracepoints.  Not kernel types that CO-RE
+ * could relocate but the layouts tracefs publishes for the events
+ * (events/syscalls/sys_{enter,exit}_mmap/format: the common fields in 8
+ * bytes, __syscall_nr at 8, then args[6] or ret at 16), which perf and
+ * every tracepoint program read by offset and the kernel keeps. */
+struct sys_enter_record {
+	__u64 common;
+	int nr;
+	int pad;
+	unsigned long args[6];
+};
+
 struct sys_exit_record {
 	__u64 common;
 	int nr;
 	int pad;
 	long ret;
 };
+
+/* The file behind descriptor fd of the current process. */
+static __always_inline void file_of_fd(int fd, struct sled_file_id *id)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *f = NULL;
+	struct inode *inode;
+
+	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
+		return;
+	inode = BPF_CORE_READ(f, f_inode);
+	if (inode) {
+		id->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		id->ino = BPF_CORE_READ(inode, i_ino);
+	}
+}
+
+/* mmap(2) of a file not known with PROT_EXEC begins (inflight_begin). */
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int on_mmap_enter(struct sys_enter_record *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct sled_file_id id = {};
+	__u32 tgid = pid_tgid >> 32;
+
+	if (!hold_mappings || holds_off || !(ctx->args[2] & PROT_EXEC) || (int)ctx->args[4] < 0 ||
+	    !bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	file_of_fd((int)ctx->args[4], &id);
+	if (id.ino && !bpf_map_lookup_elem(&known_files, &id))
+		inflight_begin(tgid, (__u32)pid_tgid, &id);
+	return 0;
+}
 
 /* mmap(2) of a file with PROT_EXEC (the dynamic loader, dlopen).  This
  * kernel has no fentry or kprobe attachment here; the syscall tracepoint of
@@ -337,12 +508,17 @@ struct sys_exit_record {
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int on_mmap_exit(struct sys_exit_record *ctx)
 {
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
 	long ret = ctx->ret;
 
-	/* mmap returns a page-aligned address or an error. */
-	if (!hold_mappings || (ret & 0xfff))
+	if (!hold_mappings || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
-	return hold_mapping(ret);
+	/* mmap returns a page-aligned address or an error. */
+	if (!(ret & 0xfff))
+		hold_mapping(tgid, ret);
+	inflight_end(tgid, (__u32)pid_tgid);
+	return 0;
 }
 
 /* The same from the raw syscall exit tracepoint, where the kernel has no
@@ -352,11 +528,16 @@ int on_mmap_exit(struct sys_exit_record *ctx)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 {
+	__u32 tgid;
+
 	if (!hold_mappings || (ret & 0xfff))
 		return 0;
 	if (BPF_CORE_READ(regs, orig_ax) != __NR_MMAP || !(BPF_CORE_READ(regs, dx) & PROT_EXEC))
 		return 0;
-	return hold_mapping(ret);
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	return hold_mapping(tgid, ret);
 }
 
 /* execve(2): the thread's frames of the old image end; a binary the
@@ -380,6 +561,25 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	id.dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	id.ino = BPF_CORE_READ(inode, i_ino);
 	return hold(tgid, &id, 0);
+}
+
+/* A SIGCONT for a process held here that is not the collector's own
+ * resume (job control, `kill -CONT`, sledtrace's keeper after sledtrace
+ * died) lets it run before its new mapping's probes are live: a gap.  The
+ * collector deletes the process from `held` before it resumes it. */
+SEC("raw_tp/signal_generate")
+int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info, struct task_struct *task)
+{
+	struct sled_file_id *file;
+	__u32 tgid;
+
+	if (sig != SIGCONT)
+		return 0;
+	tgid = BPF_CORE_READ(task, tgid);
+	file = bpf_map_lookup_elem(&held, &tgid);
+	if (file)
+		note_gap(tgid, SLED_GAP_CONTINUED, file);
+	return 0;
 }
 
 /* A thread of a traced process was renamed (prctl(PR_SET_NAME),

@@ -40,7 +40,10 @@ enum bpf_map_type {
 
 enum {
 	BPF_ANY = 0,
+	BPF_NOEXIST = 1,
 };
+
+struct kernel_siginfo;
 
 enum {
 	BPF_F_NO_PREALLOC = 1,
@@ -58,81 +61,69 @@ enum {
 	BPF_RB_PROD_POS = 3,
 };
 
+/* Every struct below declares only the fields sledtrace.bpf.c reads, in
+ * any order and at whatever offset they fall here: those offsets are never
+ * used.  preserve_access_index makes each access a CO-RE relocation, which
+ * libbpf resolves by field name against the running kernel's BTF, so the
+ * layout of no kernel is written down by hand (tests/check_vmlinux_min.py
+ * checks that every field here is relocated).  A field that is not read
+ * does not belong here, padding least of all. */
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
 #if defined(__TARGET_ARCH_x86)
-/* arch/x86/include/asm/ptrace.h, x86-64: the uprobe context. */
+/* arch/x86/include/asm/ptrace.h, x86-64: the uprobe context (sp) and the
+ * raw syscall exit's registers (the syscall number and mmap's prot). */
 struct pt_regs {
-	unsigned long r15;
-	unsigned long r14;
-	unsigned long r13;
-	unsigned long r12;
-	unsigned long bp;
-	unsigned long bx;
-	unsigned long r11;
-	unsigned long r10;
-	unsigned long r9;
-	unsigned long r8;
-	unsigned long ax;
-	unsigned long cx;
 	unsigned long dx;
-	unsigned long si;
-	unsigned long di;
 	unsigned long orig_ax;
-	unsigned long ip;
-	unsigned long cs;
-	unsigned long flags;
 	unsigned long sp;
-	unsigned long ss;
 };
 #else
 #error "vmlinux_min.h describes x86-64 only: build where /sys/kernel/btf/vmlinux exists"
 #endif
 
-/* Processes and the files they run: fork, exec and mmap holds.  The pads
- * keep each field at the offset it has on our kernels, so the object is
- * the same instructions as one built from kernel BTF (CO-RE relocates the
- * offsets anyway; tests/check_vmlinux_min.py compares the code). */
+/* Processes and the files they run: fork, exec and mmap holds. */
 struct super_block {
-	char __pad0[16];
 	dev_t s_dev;
 };
 
 struct inode {
-	char __pad0[40];
 	struct super_block *i_sb;
-	char __pad1[16];
 	unsigned long i_ino;
 };
 
 struct file {
-	char __pad0[32];
 	struct inode *f_inode;
 };
 
 struct vm_area_struct {
-	char __pad0[32];
-	unsigned long vm_flags; /* in an anonymous union in the kernel's */
-	char __pad1[48];
+	unsigned long vm_flags; /* in an anonymous union in newer kernels: matched by name */
 	struct file *vm_file;
 };
 
 struct mm_struct {
-	char __pad0[488];
 	unsigned long arg_start;
 	unsigned long arg_end;
 };
 
 struct task_struct {
-	char __pad0[1136];
 	struct mm_struct *mm;
-	char __pad1[120];
+	struct files_struct *files;
 	pid_t pid;
 	pid_t tgid;
 };
 
+/* The file behind a descriptor (mmap's entry). */
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+};
+
+struct files_struct {
+	struct fdtable *fdt;
+};
+
 struct linux_binprm {
-	char __pad0[64];
 	struct file *file;
 };
 

@@ -21,9 +21,13 @@
 /* sp is 1 when it was the process's last thread. */
 #define SLED_KIND_THREAD_EXIT 4
 /* A traced process mapped a file executable that the collector has not
- * looked at yet (fexit/vm_mmap_pgoff: exec, the loader, dlopen).  The
- * thread was sent SIGSTOP; the collector attaches whatever sleds the file
- * has and resumes the process with SIGCONT.  sp is the mapping's address. */
+ * probed yet (mmap's syscall exit: the loader, dlopen; exec; a fork whose
+ * parent had such a mapping in flight).  The thread was sent SIGSTOP; the
+ * collector attaches whatever sleds the file has and resumes the process
+ * with SIGCONT.  sp is the mapping's address (0 at exec and fork); the
+ * cookie's function field is the hold's sequence number in its process
+ * (the `hold_seq` map), which tells the collector whether a resume it
+ * already made covered this hold (docs/DESIGN.md, "Coverage"). */
 #define SLED_KIND_MAPPED 5
 /* A traced process forked (fork, vfork, clone without CLONE_THREAD) and
  * the child is traced too: tgid/tid are the child's, sp is the forking
@@ -99,10 +103,26 @@ _Static_assert(sizeof(struct sled_ident) == 56 + SLED_ARGS_MAX, "sled_ident size
 #define SLED_CTR_LOST_CONTROL 2 /* a fork or exec notice could not be queued */
 #define SLED_CTR_LOST_IDENT 3	/* an identity record could not be queued */
 #define SLED_CTR_UNTRACED 4	/* a child could not join the traced set */
-#define SLED_CTR_MAX 5
+#define SLED_CTR_GAPS_LOST 5	/* a coverage gap could not be noted (map full) */
+#define SLED_CTR_MAX 6
 
-/* Key of the `known_files` map: a file the collector has looked at, as the
- * kernel names it (super_block s_dev, MKDEV encoding, and inode number). */
+/* Why a traced process may have run code of a file before its probes were
+ * live: the key of the `gaps` map is one (process, file, reason). */
+#define SLED_GAP_UNHELD 1   /* the hold could not be taken (ring or map full) */
+#define SLED_GAP_FORK 2	    /* forked while its parent's new mapping was unprobed,
+			     * on a kernel that cannot stop the child */
+#define SLED_GAP_CONTINUED 3 /* a held process was resumed by another SIGCONT */
+
+struct sled_gap_key {
+	__u32 tgid;
+	__u32 reason;
+	__u64 dev; /* as struct sled_file_id; 0 for SLED_GAP_CONTINUED */
+	__u64 ino;
+};
+
+/* Key of the `known_files` map: a file whose probes are live (or that has
+ * none to place), as the kernel names it (super_block s_dev, MKDEV
+ * encoding, and inode number). */
 struct sled_file_id {
 	__u64 dev;
 	__u64 ino;

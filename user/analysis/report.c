@@ -228,6 +228,11 @@ static int rp_stats(void *ctx, const struct trace_stats *st)
 	return 0;
 }
 
+static int rp_gap(void *ctx, const struct trace_gap *g)
+{
+	return trace_gaps__add(&((struct report *)ctx)->gaps, g);
+}
+
 const char *const report_times_names[] = {
 	[REPORT_TIMES_RAW] = COMP_TIMES_RAW,
 	[REPORT_TIMES_COMPENSATED] = COMP_TIMES_COMPENSATED,
@@ -246,6 +251,7 @@ static const struct frame_sink_ops rp_ops = {
 	.leave = rp_leave,
 	.elided = rp_elided,
 	.stats = rp_stats,
+	.gap = rp_gap,
 	.thread_end = rp_thread_end,
 };
 
@@ -321,6 +327,7 @@ void report__free(struct report *r)
 		free(r->groups[i].name);
 		free(r->groups[i].process);
 	}
+	trace_gaps__free(&r->gaps);
 	if (r->have_re)
 		regfree(&r->re);
 	free(r->names);

@@ -3,6 +3,7 @@
 #ifndef SLEDTRACE_REPORT_INT_H
 #define SLEDTRACE_REPORT_INT_H
 
+#include "model/trace_gaps.h"
 #include <regex.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -60,6 +61,7 @@ struct report {
 	struct rgroup *groups;	     /* by group id, through group_idx */
 	size_t ngroups;
 	struct trace_stats st;
+	struct trace_gaps gaps; /* coverage gaps the trace lists */
 };
 
 const char *report__name(const struct report *r, uint32_t fid);

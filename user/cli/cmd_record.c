@@ -68,6 +68,9 @@ static const struct cli_option options[] = {
 	CLI_FLAG(0, "no-events", S, o.no_events,
 		 "benchmarks: probes fire but record nothing (the cost floor)"),
 	CLI_FLAG('q', "quiet", S, o.quiet, "no status line, no summary"),
+	CLI_FLAG(0, "strict", S, o.strict,
+		 "exit 3 (when COMMAND itself succeeded) unless the trace is exact: no event "
+		 "dropped, no coverage gap, no child or notice lost"),
 	CLI_COUNT(
 		'v', "verbose", S, o.verbose,
 		"-v: the probe plan and the time of each phase; -vv: libbpf's warnings too; -vvv: libbpf's debug messages"),

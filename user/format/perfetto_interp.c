@@ -398,6 +398,17 @@ static int meta_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEv
 		return 0;
 	if (!strcmp(ev->name, PERFETTO_ELIDED_EVENT))
 		return elided_event(r, ev);
+	if (!strcmp(ev->name, PERFETTO_GAP_EVENT)) {
+		struct trace_gap g = { .pid = (uint32_t)ann_uint(ev, "pid"),
+				       .object = ann_str(ev, "object"),
+				       .start_ns = ann_uint(ev, "start_ns"),
+				       .end_ns = ann_uint(ev, "end_ns"),
+				       .why = ann_str(ev, "why") };
+
+		if (!g.why)
+			g.why = "";
+		return frame_builder__gap(r->fb, &g);
+	}
 	if (strcmp(ev->name, PERFETTO_STATS_EVENT))
 		return 0;
 	for (size_t i = 0; i < trace_stat_nfields; i++)

@@ -250,6 +250,20 @@ int pw_write_elided(struct perfetto_writer *w, const struct pw_elided *e)
 	return meta_event(w, PERFETTO_ELIDED_EVENT, a, n);
 }
 
+int pw_write_gap(struct perfetto_writer *w, const struct trace_gap *g)
+{
+	Perfetto__Protos__DebugAnnotation a[5];
+	size_t n = 0;
+
+	a[n++] = uint_ann("pid", g->pid);
+	a[n++] = uint_ann("start_ns", g->start_ns);
+	a[n++] = uint_ann("end_ns", g->end_ns);
+	a[n++] = str_ann("why", g->why);
+	if (g->object)
+		a[n++] = str_ann("object", g->object);
+	return meta_event(w, PERFETTO_GAP_EVENT, a, n);
+}
+
 int pw_write_stats(struct perfetto_writer *w)
 {
 	Perfetto__Protos__DebugAnnotation a[TRACE_STATS_MAX_ANN];

@@ -543,6 +543,15 @@ static int pw_stats(void *ctx, const struct trace_stats *st)
 	return w->err;
 }
 
+static int pw_gap(void *ctx, const struct trace_gap *g)
+{
+	struct perfetto_writer *w = ctx;
+
+	if (!w->err)
+		w->err = pw_write_gap(w, g);
+	return w->err;
+}
+
 static int pw_finish(void *ctx)
 {
 	struct perfetto_writer *w = ctx;
@@ -570,6 +579,7 @@ static const struct frame_sink_ops pw_ops = {
 	.leave = pw_leave,
 	.elided = pw_elided,
 	.stats = pw_stats,
+	.gap = pw_gap,
 	.finish = pw_finish,
 	.thread_end = pw_thread_end,
 };

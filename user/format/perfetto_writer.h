@@ -24,6 +24,8 @@
 #define PERFETTO_META_TRACK "sledtrace"
 #define PERFETTO_STATS_EVENT "sledtrace.stats"
 #define PERFETTO_ELIDED_EVENT "sledtrace.elided"
+/* One per coverage gap (struct trace_gap), before the stats. */
+#define PERFETTO_GAP_EVENT "sledtrace.coverage_gap"
 /* Tracks are per process and per thread lifetime (trace_thread's
  * process_index and index), so a reused pid or tid gets a track of its own. */
 #define PERFETTO_PROCESS_UUID(process_index) (((uint64_t)1 << 32) | (uint32_t)(process_index))

@@ -96,6 +96,7 @@ int pw_describe_process(struct perfetto_writer *w, const struct trace_thread *th
 int pw_describe_thread(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th);
 int pw_intern_identity(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid);
 int pw_write_elided(struct perfetto_writer *w, const struct pw_elided *e);
+int pw_write_gap(struct perfetto_writer *w, const struct trace_gap *g);
 int pw_write_stats(struct perfetto_writer *w);
 int pw_write_header(struct perfetto_writer *w);
 

@@ -119,6 +119,13 @@ static int ff_stats(void *ctx, const struct trace_stats *st)
 	return f->down.ops->stats ? f->down.ops->stats(f->down.ctx, &s) : 0;
 }
 
+static int ff_gap(void *ctx, const struct trace_gap *g)
+{
+	struct frame_filter *f = ctx;
+
+	return f->down.ops->gap ? f->down.ops->gap(f->down.ctx, g) : 0;
+}
+
 static int ff_finish(void *ctx)
 {
 	struct frame_filter *f = ctx;
@@ -133,6 +140,7 @@ static const struct frame_sink_ops ff_ops = {
 	.leave = ff_leave,
 	.elided = ff_elided,
 	.stats = ff_stats,
+	.gap = ff_gap,
 	.finish = ff_finish,
 	.thread_end = ff_thread_end,
 };

@@ -294,6 +294,11 @@ int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t, uint32_
 	return fb->sink.ops->elided(fb->sink.ctx, &t->th, fid, calls, total_ns);
 }
 
+int frame_builder__gap(struct frame_builder *fb, const struct trace_gap *g)
+{
+	return fb->sink.ops->gap ? fb->sink.ops->gap(fb->sink.ctx, g) : 0;
+}
+
 /* Only the slot that is live for (pid, tid) is unmapped: an older one
  * add_thread shadowed is no longer there. */
 static void retire(struct frame_builder *fb, struct fb_thread *t)

@@ -11,7 +11,7 @@
  * balanced per thread (every enter gets exactly one leave, unfinished
  * frames are closed by frame_builder__finish), thread_end() once per
  * thread after its last frame, elided() for calls a writer could not
- * represent, stats() once, finish() once.
+ * represent, gap() per coverage gap, stats() once, finish() once.
  *
  * Threads: the builder owns the one per-thread record of a trace.  A
  * thread is one lifetime of a (pid, tid) pair: when it ends
@@ -71,6 +71,17 @@ enum frame_end {
 	FRAME_UNFINISHED = 3, /* still open when its thread or the trace ended */
 };
 
+/* A window in which process pid may have run code of an object with
+ * sleds before its probes were live (record's coverage proof failed
+ * there): calls in it may be missing.  Times are the trace's clock. */
+struct trace_gap {
+	uint32_t pid;
+	const char *object; /* its path; NULL: the objects it mapped then */
+	uint64_t start_ns;
+	uint64_t end_ns; /* 0: until the process or the recording ended */
+	const char *why;
+};
+
 struct frame {
 	uint32_t fid;
 	uint64_t begin_ns;
@@ -95,6 +106,8 @@ struct frame_sink_ops {
 	/* th ended (its frames are all closed): its index is never used
 	 * again, so per-thread state can go.  Optional. */
 	int (*thread_end)(void *ctx, const struct trace_thread *th);
+	/* A coverage gap, before stats().  Optional. */
+	int (*gap)(void *ctx, const struct trace_gap *g);
 };
 
 struct frame_sink {
@@ -136,6 +149,8 @@ const struct frame *frame_builder__frame(const struct fb_thread *t, uint32_t i);
  * the thread is gone (or the trace ends).  Calls thread_end() once. */
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);
 /* Calls thread-level counters through to the sink. */
+/* Passes a coverage gap through to the sink. */
+int frame_builder__gap(struct frame_builder *fb, const struct trace_gap *g);
 int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t, uint32_t fid,
 			  uint64_t calls, uint64_t total_ns);
 /* Closes every open frame as FRAME_UNFINISHED at its thread's last

@@ -280,7 +280,7 @@ static void detach_all(struct attacher *a)
 	link_release__parallel(a->links, a->nlinks);
 }
 
-int attacher__free_in_background(struct attacher *a, int extra_fd)
+int attacher__free_in_background(struct attacher *a, const int *extra, size_t nextra)
 {
 	int err;
 
@@ -288,7 +288,7 @@ int attacher__free_in_background(struct attacher *a, int extra_fd)
 		return 0;
 	if (a->mode != ATTACH_MULTI)
 		return -ENOTSUP; /* perf links hold a perf event fd libbpf keeps */
-	err = link_release__background(a->links, a->nlinks, extra_fd);
+	err = link_release__background(a->links, a->nlinks, extra, nextra);
 	if (err)
 		return err;
 	a->nlinks = 0;

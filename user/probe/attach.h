@@ -33,9 +33,9 @@ void attacher__free(struct attacher *a); /* detaches everything */
  * helper process that exits on its own, so the caller does not wait for
  * it.  Only once no traced process can hit the probes any more.  Returns
  * a negative errno, a untouched, when it cannot (perf links, no fork).
- * extra_fd (or -1), another link whose close waits, goes to the same
- * helper. */
-int attacher__free_in_background(struct attacher *a, int extra_fd);
+ * extra[0..nextra) (each a descriptor or -1), other links whose close
+ * waits, go to the same helper. */
+int attacher__free_in_background(struct attacher *a, const int *extra, size_t nextra);
 /* Resolves ATTACH_AUTO against the running kernel. */
 enum attach_mode attacher__mode(const struct attacher *a);
 /* Probes attached from now on fire only in pid (and its threads). */

@@ -48,10 +48,17 @@ void link_release__parallel(struct bpf_link **links, size_t n)
 		pthread_join(c[t].tid, NULL);
 }
 
-static bool is_link_fd(struct bpf_link **links, size_t n, int extra_fd, int fd)
+/* Other link descriptors whose close waits (syscall tracepoints): -1 ends. */
+struct extra_fds {
+	const int *fd;
+	size_t n;
+};
+
+static bool is_link_fd(struct bpf_link **links, size_t n, struct extra_fds x, int fd)
 {
-	if (fd == extra_fd)
-		return true;
+	for (size_t i = 0; i < x.n; i++)
+		if (fd == x.fd[i])
+			return true;
 	for (size_t i = 0; i < n; i++)
 		if (bpf_link__fd(links[i]) == fd)
 			return true;
@@ -60,33 +67,37 @@ static bool is_link_fd(struct bpf_link **links, size_t n, int extra_fd, int fd)
 
 /* The helper keeps nothing but the links open: a pipe held here would keep
  * a reader of sledtrace's output waiting for the helper. */
-static void helper_close_others(struct bpf_link **links, size_t n, int extra_fd, int keep)
+static void helper_close_others(struct bpf_link **links, size_t n, struct extra_fds x, int keep)
 {
-	int top = keep > extra_fd ? keep : extra_fd;
+	int top = keep;
 
+	for (size_t i = 0; i < x.n; i++)
+		if (x.fd[i] > top)
+			top = x.fd[i];
 	for (size_t i = 0; i < n; i++)
 		if (bpf_link__fd(links[i]) > top)
 			top = bpf_link__fd(links[i]);
 	for (int fd = 0; fd <= top; fd++)
-		if (fd != keep && !is_link_fd(links, n, extra_fd, fd))
+		if (fd != keep && !is_link_fd(links, n, x, fd))
 			close(fd);
 	close_range((unsigned)top + 1, ~0u, 0);
 }
 
-static void helper_main(struct bpf_link **links, size_t n, int extra_fd, int wait_fd)
+static void helper_main(struct bpf_link **links, size_t n, struct extra_fds x, int wait_fd)
 {
 	char c;
 
-	helper_close_others(links, n, extra_fd, wait_fd);
+	helper_close_others(links, n, x, wait_fd);
 	/* EOF: the parent's references are gone, ours are the last. */
 	while (read(wait_fd, &c, 1) < 0 && errno == EINTR)
 		;
 	link_release__parallel(links, n);
-	_exit(0); /* extra_fd goes with the process */
+	_exit(0); /* the extra descriptors go with the process */
 }
 
-int link_release__background(struct bpf_link **links, size_t n, int extra_fd)
+int link_release__background(struct bpf_link **links, size_t n, const int *extra, size_t nextra)
 {
+	struct extra_fds x = { extra, nextra };
 	int pipefd[2];
 	pid_t pid;
 
@@ -100,7 +111,7 @@ int link_release__background(struct bpf_link **links, size_t n, int extra_fd)
 	}
 	if (pid == 0) {
 		close(pipefd[1]);
-		helper_main(links, n, extra_fd, pipefd[0]);
+		helper_main(links, n, x, pipefd[0]);
 	}
 	close(pipefd[0]);
 	for (size_t i = 0; i < n; i++) {
@@ -111,8 +122,9 @@ int link_release__background(struct bpf_link **links, size_t n, int extra_fd)
 		bpf_link__destroy(links[i]);
 		close(fd);
 	}
-	if (extra_fd >= 0)
-		close(extra_fd);
+	for (size_t i = 0; i < nextra; i++)
+		if (extra[i] >= 0)
+			close(extra[i]);
 	close(pipefd[1]);
 	return 0;
 }

@@ -20,6 +20,6 @@ void link_release__parallel(struct bpf_link **links, size_t n);
  * more (the traced processes are gone) and that are fds alone
  * (uprobe_multi, not perf-event links).  On failure (no fork) nothing is
  * released and a negative errno is returned. */
-int link_release__background(struct bpf_link **links, size_t n, int extra_fd);
+int link_release__background(struct bpf_link **links, size_t n, const int *extra, size_t nextra);
 
 #endif

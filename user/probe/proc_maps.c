@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* proc_maps.c: see proc_maps.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,16 +13,13 @@
 
 #define PF_KTHREAD 0x00200000u /* include/linux/sched.h */
 
-int proc_state(pid_t pid, enum proc_state *state)
+/* The state letter and flags of a /proc .../stat file. */
+static int read_stat(const char *path, char *st, unsigned long *flags)
 {
-	char path[64], buf[1024], *p;
-	unsigned long flags = 0;
-	char st = 0;
+	char buf[1024], *p;
 	size_t n;
-	FILE *f;
+	FILE *f = fopen(path, "re");
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
 	if (!f)
 		return -ESRCH;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -29,8 +27,20 @@ int proc_state(pid_t pid, enum proc_state *state)
 	buf[n] = 0;
 	/* comm may hold blanks and parentheses: fields start after the last ')'. */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &st, &flags) != 2)
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", st, flags) != 2)
 		return -ESRCH;
+	return 0;
+}
+
+int proc_state(pid_t pid, enum proc_state *state)
+{
+	char path[64], st = 0;
+	unsigned long flags = 0;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((err = read_stat(path, &st, &flags)))
+		return err;
 	if (flags & PF_KTHREAD)
 		*state = PROC_KTHREAD;
 	else if (st == 'Z' || st == 'X')
@@ -38,6 +48,31 @@ int proc_state(pid_t pid, enum proc_state *state)
 	else
 		*state = PROC_ALIVE;
 	return 0;
+}
+
+int proc_maps__all_stopped(pid_t pid)
+{
+	char path[320];
+	struct dirent *d;
+	int ret = 1;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(dir = opendir(path)))
+		return -ESRCH;
+	while (ret == 1 && (d = readdir(dir))) {
+		unsigned long flags;
+		char st;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.32s/stat", (int)pid, d->d_name);
+		/* A thread gone meanwhile runs nothing. */
+		if (!read_stat(path, &st, &flags) && !strchr("TtZX", st))
+			ret = 0;
+	}
+	closedir(dir);
+	return ret;
 }
 
 uint64_t proc_maps__dev(dev_t dev)

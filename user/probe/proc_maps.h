@@ -28,6 +28,9 @@ struct proc_mapping {
 
 /* st_dev in the encoding of proc_mapping.dev. */
 uint64_t proc_maps__dev(dev_t dev);
+/* 1 when every thread of pid is stopped (or exiting): a group stop is
+ * complete; 0 while one still runs; -ESRCH when pid is gone. */
+int proc_maps__all_stopped(pid_t pid);
 
 /* Calls fn once per file mapped executable by pid (first mapping wins);
  * fn's non-zero return stops the walk and is returned.  -ESRCH when the

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* mappings.h: objects that appear while recording.  The BPF side stops a
- * traced process when it maps a file executable that was never looked at
- * (exec, the dynamic loader, dlopen) and reports it (SLED_KIND_MAPPED);
- * here the process's mappings are read again, every new object with sleds
- * is opened, registered and probed, every file looked at is marked known
- * (so mapping it again costs no stop), and the process is resumed. */
+ * traced process when it maps a file executable that is not known (exec,
+ * the dynamic loader, dlopen, a fork carrying such a mapping) and reports
+ * it (SLED_KIND_MAPPED); here, once all its threads have stopped, the
+ * process's mappings are read again, every new object with sleds is
+ * opened, registered and probed, every file looked at is marked known once
+ * its probes are live (so mapping it again costs no stop), and the process
+ * is resumed.  docs/DESIGN.md ("Coverage") argues why no process runs an
+ * unprobed object this way, and coverage.h lists where it cannot. */
 #ifndef SLEDTRACE_MAPPINGS_H
 #define SLEDTRACE_MAPPINGS_H
 
@@ -16,8 +19,10 @@
 #include "probe/probe_plan.h"
 #include "record/collector.h"
 #include "record/copies.h"
+#include "record/coverage.h"
 #include "record/objects.h"
 #include "sledtrace.h"
+#include "util/u64map.h"
 
 struct mapping_watch {
 	struct object_set *objs;
@@ -27,11 +32,18 @@ struct mapping_watch {
 	struct collector *col;
 	struct frame_builder *fb;
 	int known_fd, held_fd; /* the BPF maps known_files and held */
+	const volatile uint64_t *hold_seq; /* the BPF side's hold counter */
 	struct copies *copies; /* rewritten copies for later processes; NULL: none */
+	struct trace_gaps *gaps; /* coverage gaps found here */
+	size_t attached;	    /* objects [0, attached) were offered to the attacher */
+	struct u64map resolved;	    /* tgid + 1 -> hold number its last resume covered */
+	struct u64map unconfirmed;  /* tgid + 1 -> time of a resume without a full stop */
 	bool quiet;
 	/* What holding cost: from the mapping to the resume, boot-time ns. */
 	uint64_t holds, hold_ns_sum, hold_ns_max;
-	uint64_t failed; /* objects that could not be attached (warned) */
+	uint64_t failed;	      /* objects that could not be attached (warned) */
+	uint64_t covered;	      /* holds an earlier resume had covered */
+	uint64_t unconfirmed_resumes; /* resumes without every thread stopped */
 };
 
 /* Marks every object already in the set known. */
@@ -41,7 +53,11 @@ int mapping_watch__mark_objects(struct mapping_watch *w);
 int mapping_watch__scan(struct mapping_watch *w, pid_t tgid);
 /* Binds the copies queued and attached so far (copies.h). */
 int mapping_watch__bind_copies(struct mapping_watch *w);
-/* Handles one SLED_KIND_MAPPED event: scan, then resume the process. */
+/* Handles one SLED_KIND_MAPPED event: wait until the process has stopped,
+ * scan, resume. */
 int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_event *e);
+
+/* Frees what the watch allocated. */
+void mapping_watch__free(struct mapping_watch *w);
 
 #endif

@@ -40,6 +40,10 @@ struct traced_object {
 	uint64_t copy_dev, copy_ino; /* as /proc/PID/maps shows them */
 	struct object_plan copy_plan;
 	bool copy_queued, copy_bound;
+	/* Boot-time ns since which the original's probes are live (0: not
+	 * yet); attach_failed: they never will be. */
+	uint64_t live_ns;
+	bool attach_failed;
 };
 
 struct object_set_opts {

@@ -24,6 +24,7 @@ void progress__clear(struct progress *p);
 struct record_summary {
 	uint64_t events, functions_hit, functions_attached, drops, bytes;
 	uint64_t unmatched, inferred, unfinished;
+	uint64_t gaps; /* coverage gaps (coverage.h) */
 	const char *path;
 	bool discarded; /* the output was /dev/null: no trace was built */
 };

@@ -114,7 +114,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->child.pid = -1;
 	r->child.ns_fd = -1;
 	r->keeper.pid = -1;
-	r->mmap_hook_fd = -1;
+	r->mmap_hook_fds[0] = r->mmap_hook_fds[1] = -1;
 	r->warm = attach_warm__start(); /* its wait overlaps open and load */
 	ret = object_set__new(&oo, &r->objs);
 	if (ret)
@@ -122,7 +122,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 	if (opts->npids) {
 		ret = targets__open(&r->targets, opts->pids, opts->npids, err, sizeof(err));
 		if (!ret)
-			ret = targets__discover(&r->targets, r->objs, err, sizeof(err));
+			ret = targets__discover(&r->targets, r->objs, opts->follow, err, sizeof(err));
 	} else {
 		ret = open_command(r, err, sizeof(err));
 	}
@@ -359,11 +359,45 @@ static int queue_and_attach(struct record *r)
 	return 0;
 }
 
+/* Holds come from mmap's own syscall tracepoint, which runs the program
+ * for mmaps only; the raw syscall exit runs it at every syscall of the
+ * machine (~20% of a call-heavy target's CPU) and is the fallback.
+ * SLEDTRACE_NO_MMAP_TRACEPOINT=1 decides as on a kernel without syscall
+ * tracepoints (tests, comparisons). */
+static int hook_mmap(struct record *r)
+{
+	const char *off = getenv("SLEDTRACE_NO_MMAP_TRACEPOINT");
+	char how[256] = "SLEDTRACE_NO_MMAP_TRACEPOINT";
+
+	char enter_how[256];
+	int *fds = r->mmap_hook_fds;
+
+	if (!off || !strcmp(off, "0"))
+		fds[0] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit), "syscalls",
+					    "sys_exit_mmap", how, sizeof(how));
+	/* The entry after the exit: a marker set at an entry is always
+	 * cleared at its exit.  Without it a fork racing a hold is seen only
+	 * once the parent is held (on_fork). */
+	if (fds[0] >= 0)
+		fds[1] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_enter),
+					    "syscalls", "sys_enter_mmap", enter_how, sizeof(enter_how));
+	if (fds[0] < 0)
+		r->links.syscall_exit = bpf_program__attach(r->skel->progs.on_syscall_exit);
+	if (fds[0] < 0 && !r->links.syscall_exit)
+		return record__fail(-errno, "cannot watch new mappings: %s (mmap tracepoint: %s)",
+				    strerror(errno), how);
+	if (r->opts->verbose && fds[0] >= 0)
+		fprintf(stderr, "sledtrace: holds: mmap syscall tracepoint (id from %s)%s\n", how,
+			fds[1] < 0 ? "; no entry tracepoint: forks racing a hold seen late" : "");
+	else if (r->opts->verbose)
+		fprintf(stderr, "sledtrace: holds: raw syscall-exit fallback (%s)\n", how);
+	return 0;
+}
+
 /* New executable mappings of traced processes stop them until their
  * objects are probed (mappings.h); files known now cost no stop. */
 static int hook_mappings(struct record *r)
 {
-	bool every_syscall;
 	int err;
 
 	r->watch = (struct mapping_watch){
@@ -376,35 +410,31 @@ static int hook_mappings(struct record *r)
 		.fb = r->fb,
 		.known_fd = bpf_map__fd(r->skel->maps.known_files),
 		.held_fd = bpf_map__fd(r->skel->maps.held),
+		.hold_seq = (const volatile uint64_t *)&r->skel->bss->hold_seq,
 		.copies = r->copies.ns_fd >= 0 ? &r->copies : NULL,
+		.gaps = &r->gaps,
 	};
 	/* fork and rename also name new threads and processes (collector.h). */
-	r->hold_links[0] = bpf_program__attach(r->skel->progs.on_exec);
-	if (r->hold_links[0])
-		r->hold_links[2] = bpf_program__attach(r->skel->progs.on_fork);
-	if (r->hold_links[2])
-		r->hold_links[3] = bpf_program__attach(r->skel->progs.on_rename);
-	if (!r->hold_links[0] || !r->hold_links[2] || !r->hold_links[3])
+	r->links.exec = bpf_program__attach(r->skel->progs.on_exec);
+	if (r->links.exec)
+		r->links.fork = bpf_program__attach(r->skel->progs.on_fork);
+	if (r->links.fork)
+		r->links.rename = bpf_program__attach(r->skel->progs.on_rename);
+	if (!r->links.exec || !r->links.fork || !r->links.rename)
 		return record__fail(-errno, "cannot watch exec, fork and rename: %s",
 				    strerror(errno), NULL);
 	if (!r->skel->rodata->hold_mappings)
 		return 0;
+	r->links.sigcont = bpf_program__attach(r->skel->progs.on_signal);
+	if (!r->links.sigcont)
+		return record__fail(-errno, "cannot watch resumes of held processes: %s",
+				    strerror(errno), NULL);
 	err = mapping_watch__mark_objects(&r->watch);
 	if (err)
 		return record__fail(err, "cannot mark known files: %s", strerror(-err), NULL);
-	/* mmap's own syscall tracepoint runs the program for mmaps only; the
-	 * raw syscall exit (every syscall) where the kernel or tracefs lacks it. */
-	r->mmap_hook_fd = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit),
-					     "syscalls", "sys_exit_mmap");
-	every_syscall = r->mmap_hook_fd < 0;
-	if (every_syscall)
-		r->hold_links[1] = bpf_program__attach(r->skel->progs.on_syscall_exit);
-	if (r->opts->verbose > 1 && (!every_syscall || r->hold_links[1]))
-		fprintf(stderr, "sledtrace: new mappings watched at %s\n",
-			every_syscall ? "every syscall exit (no mmap syscall tracepoint)"
-				      : "the exit of mmap(2)");
-	if (every_syscall && !r->hold_links[1])
-		return record__fail(-errno, "cannot watch new mappings: %s", strerror(errno), NULL);
+	err = hook_mmap(r);
+	if (err)
+		return err;
 	/* What -p targets mapped since they were first read is found now;
 	 * what they map from here on is held. */
 	for (size_t i = 0; !err && i < r->targets.n; i++)
@@ -457,9 +487,9 @@ static void print_attached(struct record *r)
 		return;
 	if (!nobj) {
 		fprintf(stderr,
-			"sledtrace: %s has no sleds: objects with sleds are probed as "
-			"its processes exec and map them\n",
-			r->path);
+			"sledtrace: %s%s has no sleds: objects with sleds are probed as "
+			"its processes exec and map them (nothing attached yet)\n",
+			r->targets.n ? "the process tree of -p " : "", r->targets.n ? "" : r->path);
 		return;
 	}
 	if (r->targets.n == 1)
@@ -576,6 +606,8 @@ void record__free(struct record *r)
 		keeper__stop(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	sledtrace_bpf__destroy(r->skel);
 	object_set__free(r->objs);
+	mapping_watch__free(&r->watch);
+	trace_gaps__free(&r->gaps);
 	sled_rewrite__free(r->rw);
 	targets__close(&r->targets);
 	free(r);

@@ -17,6 +17,7 @@
 #include "probe/launch.h"
 #include "probe/probe_plan.h"
 #include "record/collector.h"
+#include "record/coverage.h"
 #include "record/keeper.h"
 #include "record/mappings.h"
 #include "record/objects.h"
@@ -35,10 +36,15 @@ struct record {
 	struct attacher *att;
 	struct attach_warm *warm;	/* from open until the first attach is done */
 	struct bpf_link *exit_link;	/* thread exits of the traced process */
-	struct bpf_link *hold_links[4]; /* exec, mmap, fork, rename (mappings.h) */
-	int mmap_hook_fd;		/* sys_exit_mmap's link (syscall_tp.h), or -1 */
+	/* The process-scope hooks (mappings.h), destroyed at detach. */
+	struct {
+		struct bpf_link *exec, *syscall_exit, *fork, *rename, *sigcont;
+	} links;
+	/* sys_exit_mmap's and sys_enter_mmap's links (syscall_tp.h), or -1 */
+	int mmap_hook_fds[2];
 	struct mapping_watch watch;
 	struct copies copies; /* rewritten copies bound in the command's namespace */
+	struct trace_gaps gaps; /* where probes may not have been live (coverage.h) */
 	struct keeper keeper;
 	struct run_as run_as;	   /* the command's user under sudo */
 	enum xray_runtime runtime; /* the command's own XRay runtime */

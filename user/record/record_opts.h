@@ -35,6 +35,7 @@ struct record_opts {
 	uint64_t duration_ns;	 /* -p: stop after this long; 0: until a signal or exit */
 	bool follow;		 /* -p: their future children too (a command's always) */
 	bool as_root;		 /* under sudo, keep root for the command */
+	bool strict;		 /* exit non-zero unless the trace is exact */
 	const char *objects[64]; /* --object GLOB: only objects whose path matches */
 	size_t nobjects;
 };

@@ -134,21 +134,24 @@ void record__detach(struct record *r)
 	 * off here and closed with the uprobe links, in the background. */
 	if (r->skel && r->skel->bss)
 		r->skel->bss->holds_off = true;
-	for (int i = 0; i < 4; i++) {
-		bpf_link__destroy(r->hold_links[i]);
-		r->hold_links[i] = NULL;
-	}
+	bpf_link__destroy(r->links.exec);
+	bpf_link__destroy(r->links.syscall_exit);
+	bpf_link__destroy(r->links.fork);
+	bpf_link__destroy(r->links.rename);
+	bpf_link__destroy(r->links.sigcont);
+	memset(&r->links, 0, sizeof(r->links));
 	r->watch.att = NULL;
 	if (r->opts->verbose)
 		fprintf(stderr, "sledtrace: timing: hooks removed in %.1f ms\n",
 			(double)(record__now_ns() - t0) / 1e6);
-	if (!background || !r->att || attacher__free_in_background(r->att, r->mmap_hook_fd)) {
+	if (!background || !r->att || attacher__free_in_background(r->att, r->mmap_hook_fds, 2)) {
 		background = false;
 		attacher__free(r->att);
-		if (r->mmap_hook_fd >= 0)
-			close(r->mmap_hook_fd);
+		for (int i = 0; i < 2; i++)
+			if (r->mmap_hook_fds[i] >= 0)
+				close(r->mmap_hook_fds[i]);
 	}
-	r->mmap_hook_fd = -1;
+	r->mmap_hook_fds[0] = r->mmap_hook_fds[1] = -1;
 	r->att = NULL;
 	if (n && r->opts->verbose) {
 		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
@@ -272,6 +275,8 @@ static void report_holds(struct record *r)
 	warn_lost(lost, "fork or exec notice", "s",
 		  "lost (ring buffer full): children may lack their parent's frames, execs "
 		  "their end");
+	warn_lost(counter(r, SLED_CTR_GAPS_LOST), "coverage gap", "s",
+		  "could not be noted (gap map full): the trace may miss more than it says");
 	warn_lost(untraced, "child process", "es",
 		  "could not be traced (traced-process map full or out of memory): their "
 		  "calls are missing");
@@ -289,6 +294,11 @@ static void report_holds(struct record *r)
 			"max %.3f ms\n",
 			w->holds, (double)w->hold_ns_sum / (double)w->holds / 1e6,
 			(double)w->hold_ns_max / 1e6);
+	if ((w->covered || w->unconfirmed_resumes) && r->opts->verbose)
+		fprintf(stderr,
+			"sledtrace: holds: %" PRIu64 " covered by an earlier resume of their process, "
+			"%" PRIu64 " resumes without every thread stopped\n",
+			w->covered, w->unconfirmed_resumes);
 }
 
 /* A warning, so --quiet keeps it: it explains the trace, not progress. */
@@ -347,6 +357,63 @@ static int commit(struct record *r, char *err, size_t errlen)
 	return ret;
 }
 
+/* coverage__read_bpf's view of the objects: kernel file ids (MKDEV
+ * encoding) to the object and since when its probes are live. */
+static const char *object_at(void *ctx, uint64_t dev, uint64_t ino, uint64_t *live_ns)
+{
+	struct object_set *objs = ctx;
+	uint64_t pdev = ((dev >> 20) << 32) | (dev & 0xfffff);
+
+	for (size_t i = 0; i < object_set__count(objs); i++) {
+		const struct traced_object *o = object_set__get(objs, i);
+
+		if (o->ino == ino && o->dev == pdev) {
+			*live_ns = o->attach_failed ? 0 : o->live_ns;
+			return o->path;
+		}
+		if (o->copy && o->copy_ino == ino && o->copy_dev == pdev) {
+			*live_ns = o->copy_bound ? o->live_ns : 0;
+			return o->path;
+		}
+	}
+	return NULL;
+}
+
+/* Every window where probes may not have been live goes into the trace. */
+static int write_gaps(struct record *r, struct trace_stats *st)
+{
+	int err = 0;
+
+	if (r->skel && r->skel->rodata->hold_mappings)
+		err = coverage__read_bpf(&r->gaps, bpf_map__fd(r->skel->maps.gaps), object_at,
+					 r->objs);
+	if (!err)
+		err = trace_gaps__emit(&r->gaps, r->fb);
+	st->coverage_gaps = r->gaps.n;
+	return err;
+}
+
+/* --strict: what keeps the trace from being exact, or 0 when nothing. */
+static uint64_t inexact(struct record *r, const struct trace_stats *st)
+{
+	return st->ringbuf_drops + st->coverage_gaps + counter(r, SLED_CTR_UNHELD) +
+	       counter(r, SLED_CTR_LOST_CONTROL) + counter(r, SLED_CTR_UNTRACED) +
+	       counter(r, SLED_CTR_GAPS_LOST);
+}
+
+static int strict_status(struct record *r, const struct trace_stats *st)
+{
+	uint64_t n = inexact(r, st);
+
+	if (!r->opts->strict || !n)
+		return r->status;
+	fprintf(stderr,
+		"sledtrace: --strict: the trace is not exact: %" PRIu64 " events dropped, %" PRIu64
+		" coverage gaps, %" PRIu64 " other losses (see the warnings above)\n",
+		st->ringbuf_drops, st->coverage_gaps, n - st->ringbuf_drops - st->coverage_gaps);
+	return r->status ? r->status : 3;
+}
+
 int record__finish(struct record *r)
 {
 	struct trace_stats st = *collector__stats(r->col);
@@ -357,6 +424,9 @@ int record__finish(struct record *r)
 	st.ringbuf_drops = counter(r, SLED_CTR_DROPS);
 	for (size_t i = 0; i < object_set__count(r->objs); i++)
 		st.ignored_sleds += object_set__get(r->objs, i)->map->ignored_sleds;
+	ret = write_gaps(r, &st);
+	if (ret)
+		return record__fail(ret, "cannot write %s: %s", r->out.path, strerror(-ret));
 	ret = frame_builder__finish(r->fb, &st);
 	if (ret)
 		return record__fail(ret, "cannot write %s: %s", r->out.path, strerror(-ret));
@@ -375,8 +445,10 @@ int record__finish(struct record *r)
 	sum.inferred = st.inferred_exits;
 	sum.unmatched = st.unmatched_exits;
 	sum.unfinished = st.unfinished;
+	sum.gaps = st.coverage_gaps;
 	sum.path = r->out.path;
 	progress__summary(&r->prog, &sum);
+	coverage__warn(&r->gaps, 10);
 	warn_runtime(r, &sum);
 	if (!object_set__count(r->objs))
 		fprintf(stderr,
@@ -385,5 +457,5 @@ int record__finish(struct record *r)
 			r->targets.n ? "traced" : "of the tree");
 	r->events = st.events;
 	r->cpu_ns_finished = record__self_cpu_ns();
-	return r->status;
+	return strict_status(r, &st);
 }

@@ -118,7 +118,8 @@ static int exited(const struct targets *t, size_t i, char *err, size_t errlen)
 	return -ESRCH;
 }
 
-int targets__discover(struct targets *t, struct object_set *s, char *err, size_t errlen)
+int targets__discover(struct targets *t, struct object_set *s, bool follow, char *err,
+		      size_t errlen)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		struct discover_ctx d = { .set = s, .err = err, .errlen = errlen };
@@ -131,7 +132,8 @@ int targets__discover(struct targets *t, struct object_set *s, char *err, size_t
 			snprintf(err, errlen, "-p %d: %s", (int)t->pids[i], strerror(-ret));
 			return ret;
 		}
-		if (!d.found) {
+		/* Followed, its children may map objects with sleds later. */
+		if (!d.found && !follow) {
 			comm_of(t->pids[i], comm, sizeof(comm));
 			snprintf(err, errlen,
 				 "-p %d: process %d (%s) maps no object with sleds "

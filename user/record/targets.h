@@ -22,7 +22,8 @@ struct targets {
 int targets__open(struct targets *t, const pid_t *pids, size_t n, char *err, size_t errlen);
 /* Adds the objects with sleds every target maps to s.  A target mapping
  * none is an error (-ENODATA). */
-int targets__discover(struct targets *t, struct object_set *s, char *err, size_t errlen);
+int targets__discover(struct targets *t, struct object_set *s, bool follow, char *err,
+		      size_t errlen);
 /* -ESRCH, with err naming it, when a target has exited by now. */
 int targets__check_alive(const struct targets *t, char *err, size_t errlen);
 /* The same after an attach failed with ESRCH: a target that is exiting
