@@ -27,13 +27,16 @@ after the attach and every test process's calls must be exact.
 A function both addons define carries its object's file name in the
 trace; it is compared under its own name.
 Functions the record options exclude (-N REGEX, read as a Python regex)
-are not expected in the trace.  With -v among the record options (without
+are not expected in the trace.  A trace with coverage gaps (sledtrace
+saying it could not cover a window) fails too; a failed run shows
+sledtrace's own stderr lines, and --keep-failed DIR keeps its trace,
+counts and output there.  With -v among the record options (without
 --follow), record must also say once that the addon's rewritten copy is
 bound for the node processes that load it later.
 
 Usage: check_pnpm.py --sledtrace S --workspace DIR --addon A --pnpm P
          [--runs N] [--follow PARENT_ADDON] [--expect-once FUNCTION]
-         [-- RECORD_OPTION...]
+         [--keep-failed DIR] [-- RECORD_OPTION...]
 """
 import argparse
 import glob
@@ -53,6 +56,7 @@ from check_counts import CheckFailed  # noqa: E402
 
 TIMEOUT = 300
 SUMMARY_RE = re.compile(r"^(?:\S+ test: )?# (tests|pass|fail) (\d+)$")
+GAPS_RE = re.compile(r"\bcoverage_gaps=(\d+)")
 
 
 def workspace_packages(ws):
@@ -226,6 +230,16 @@ def process_problems(per_pid, rows, launcher, expect_once):
     return problems
 
 
+def gap_problems(report):
+    """The report's coverage gaps: windows sledtrace says it did not cover."""
+    stats = [l for l in report.splitlines() if l.startswith("# stats:")]
+    m = GAPS_RE.search(stats[0]) if stats else None
+    if not m or m.group(1) == "0":
+        return []
+    return ["the trace has %s coverage gaps:" % m.group(1)] + [
+        "  " + l[2:] for l in report.splitlines() if l.startswith("# coverage gap:")]
+
+
 def check_run(a, tmp):
     ws = os.path.join(tmp, "ws")
     shutil.copytree(a.workspace, ws)
@@ -256,7 +270,8 @@ def check_run(a, tmp):
         if bound != 1:
             problems.append("record -v says %d times that the addon's copy is bound, "
                             "expected once" % bound)
-    rows, _ = check_counts.get_report(a.sledtrace, trace, 60)
+    rows, report = check_counts.get_report(a.sledtrace, trace, 60)
+    problems += gap_problems(report)
     rows = without_objects(rows, {os.path.basename(p) for p in (a.addon, a.follow) if p})
     want = expected_calls(per_pid, excluded_patterns(a.record_options))
     problems += process_problems(per_pid, rows, launcher, a.expect_once)
@@ -264,10 +279,22 @@ def check_run(a, tmp):
     others = sorted({f for _, f in rows} - {f for _, f in want})
     if others:
         problems.append("functions in the trace that no process counted: %s" % others)
-    last = err.strip().splitlines()[-1] if err.strip() else "(record said nothing)"
+    own = [l for l in err.splitlines() if l.startswith("sledtrace:")]
     summary = "%d node processes, %d (process, function) counts compared in %.1f s; %s" % (
-        len(per_pid), len(want), took, last)
+        len(per_pid), len(want), took, own[-1] if own else "(record said nothing)")
+    if problems:
+        problems += ["sledtrace's stderr:"] + ["  " + l for l in own]
+        with open(os.path.join(tmp, "output.txt"), "w") as f:
+            f.write("--- stdout ---\n%s\n--- stderr ---\n%s" % (out, err))
     return summary, problems
+
+
+def keep(tmp, dest, run):
+    """A failed run's trace, counts and output, for a closer look."""
+    target = os.path.join(dest, "run%d" % run)
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(tmp, target, ignore=shutil.ignore_patterns("ws"))
+    return target
 
 
 def main():
@@ -277,6 +304,7 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--follow", type=os.path.abspath, metavar="PARENT_ADDON")
     ap.add_argument("--expect-once", metavar="FUNCTION")
+    ap.add_argument("--keep-failed", type=os.path.abspath, metavar="DIR")
     ap.add_argument("record_options", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     if a.record_options[:1] == ["--"]:
@@ -288,6 +316,8 @@ def main():
                 summary, problems = check_run(a, tmp)
             except CheckFailed as e:
                 summary, problems = "failed", [str(e)]
+            if problems and a.keep_failed:
+                problems.append("kept in " + keep(tmp, a.keep_failed, i))
         failed += bool(problems)
         print("run %d/%d: %s" % (i, a.runs, summary))
         for p in problems:
