@@ -19,8 +19,8 @@ that fails is reported and the others still run: this is no retry).
 
 --follow PARENT_ADDON attaches instead: launcher.js (a node process that
 has loaded PARENT_ADDON) waits, `record -p PID --follow` attaches to it,
-and only then does it call its addon and start `pnpm test`.  Its own calls
-after the attach and every test process's calls must be exact.
+and only then does it start `pnpm test` and call its addon.  Its own
+calls after the attach and every test process's calls must be exact.
 
 --expect-once FUNCTION: every test process calls FUNCTION exactly once
 (napi_register_module_v1, the module's init) and the trace has that call.
@@ -240,7 +240,10 @@ def gap_problems(report):
         "  " + l[2:] for l in report.splitlines() if l.startswith("# coverage gap:")]
 
 
-def check_run(a, tmp):
+def record_run(a, tmp):
+    """One recording of `pnpm test` in a fresh copy of the workspace.
+    Returns its output, record's stderr, the launcher's pid (--follow),
+    the counts files, the workspace's test files and the time it took."""
     ws = os.path.join(tmp, "ws")
     shutil.copytree(a.workspace, ws)
     counts_dir = os.path.join(tmp, "counts")
@@ -248,15 +251,18 @@ def check_run(a, tmp):
     env = dict(os.environ, SLEDTRACE_ADDON=a.addon, SLEDTRACE_COUNTS=counts_dir,
                PATH=os.path.dirname(a.pnpm) + ":" + os.environ.get("PATH", ""))
     trace = os.path.join(tmp, "t.pftrace")
-    files = expected_test_files(ws)
     start = time.monotonic()
     if a.follow:
         out, err, launcher = record_follow(a, ws, env, trace, tmp)
     else:
         out, err, launcher = record_command(a, ws, env, trace)
     took = time.monotonic() - start
+    return out, err, launcher, read_counts(counts_dir), expected_test_files(ws), took
+
+
+def run_problems(a, out, err, launcher, per_pid, files):
+    """What the test runs, the counts files and record's words say."""
     problems = test_summaries(out, len(files))
-    per_pid = read_counts(counts_dir)
     want_procs = sum(files.values()) + (launcher is not None)
     if len(per_pid) != want_procs or (launcher and launcher not in per_pid):
         problems.append("%d node processes wrote counts, expected %d (test files: %s%s)"
@@ -270,8 +276,14 @@ def check_run(a, tmp):
         if bound != 1:
             problems.append("record -v says %d times that the addon's copy is bound, "
                             "expected once" % bound)
+    return problems
+
+
+def trace_problems(a, trace, launcher, per_pid):
+    """The trace against every process's counts.  Returns the problems and
+    how many (process, function) counts were compared."""
     rows, report = check_counts.get_report(a.sledtrace, trace, 60)
-    problems += gap_problems(report)
+    problems = gap_problems(report)
     rows = without_objects(rows, {os.path.basename(p) for p in (a.addon, a.follow) if p})
     want = expected_calls(per_pid, excluded_patterns(a.record_options))
     problems += process_problems(per_pid, rows, launcher, a.expect_once)
@@ -279,9 +291,17 @@ def check_run(a, tmp):
     others = sorted({f for _, f in rows} - {f for _, f in want})
     if others:
         problems.append("functions in the trace that no process counted: %s" % others)
+    return problems, len(want)
+
+
+def check_run(a, tmp):
+    out, err, launcher, per_pid, files, took = record_run(a, tmp)
+    problems = run_problems(a, out, err, launcher, per_pid, files)
+    more, compared = trace_problems(a, os.path.join(tmp, "t.pftrace"), launcher, per_pid)
+    problems += more
     own = [l for l in err.splitlines() if l.startswith("sledtrace:")]
     summary = "%d node processes, %d (process, function) counts compared in %.1f s; %s" % (
-        len(per_pid), len(want), took, own[-1] if own else "(record said nothing)")
+        len(per_pid), compared, took, own[-1] if own else "(record said nothing)")
     if problems:
         problems += ["sledtrace's stderr:"] + ["  " + l for l in own]
         with open(os.path.join(tmp, "output.txt"), "w") as f:
