@@ -34,6 +34,7 @@ __u64 hold_seq = 0;
 #define VM_EXEC 0x4
 #define SIGSTOP 19
 #define SIGCONT 18
+#define ENOENT 2
 #define __NR_MMAP 9 /* x86-64 */
 
 struct {
@@ -303,10 +304,12 @@ static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64
 }
 
 /* A thread of a traced process is inside mmap(2) of a file not known
- * (from the syscall's entry to its exit, where the hold is taken).  A
- * fork by another thread in that window copies the new mapping into a
- * child the hold does not stop: on_fork notes that child as a gap.
- * Per thread (tid -> 1) and per process (tgid -> how many, which file). */
+ * with PROT_EXEC (from the syscall's entry to its exit, where the hold is
+ * taken).  Per thread (tid -> the file, read from the descriptor at the
+ * entry: the exit then needs no lookup that could fail) and per process
+ * (tgid -> how many, which file: a fork by another thread in that window
+ * copies the new mapping into a child the hold does not stop, and on_fork
+ * notes that child as a gap). */
 struct inflight {
 	__u32 n;
 	__u32 pad;
@@ -318,7 +321,7 @@ struct {
 	__uint(max_entries, 65536);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct sled_file_id);
 } inflight_threads SEC(".maps");
 
 struct {
@@ -332,9 +335,8 @@ struct {
 static __always_inline void inflight_begin(__u32 tgid, __u32 tid, const struct sled_file_id *id)
 {
 	struct inflight zero = {}, *in;
-	__u32 one = 1;
 
-	if (bpf_map_update_elem(&inflight_threads, &tid, &one, BPF_NOEXIST))
+	if (bpf_map_update_elem(&inflight_threads, &tid, id, BPF_NOEXIST))
 		return;
 	bpf_map_update_elem(&inflight, &tgid, &zero, BPF_NOEXIST);
 	in = bpf_map_lookup_elem(&inflight, &tgid);
@@ -434,11 +436,17 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* The file of the new mapping at ret, from the mapping itself.
+ * bpf_find_vma only tries the mm's lock, and an attach that is putting
+ * breakpoints into this very process holds it: a file that cannot be
+ * read is held all the same, unnamed (the collector reads the maps). */
 static __always_inline int hold_mapping(__u32 tgid, long ret)
 {
-	struct sled_file_id id = {};
+	struct sled_file_id id = {}, unknown = {};
+	long err = bpf_find_vma(bpf_get_current_task_btf(), (__u64)ret, file_of_vma, &id, 0);
 
-	bpf_find_vma(bpf_get_current_task_btf(), (__u64)ret, file_of_vma, &id, 0);
+	if (err && err != -ENOENT)
+		return holds_off ? 0 : hold_as(tgid, &unknown, (__u64)ret);
 	return hold(tgid, &id, (__u64)ret);
 }
 
@@ -512,12 +520,20 @@ int on_mmap_exit(struct sys_exit_record *ctx)
 	__u32 tgid = pid_tgid >> 32;
 	long ret = ctx->ret;
 
+	__u32 tid = (__u32)pid_tgid;
+	struct sled_file_id *file;
+
 	if (!hold_mappings || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
-	/* mmap returns a page-aligned address or an error. */
-	if (!(ret & 0xfff))
+	/* A mapping the entry marked needs no lookup; any other is looked up
+	 * (the entry hook may be missing, or attached while this mmap ran).
+	 * mmap returns a page-aligned address or an error. */
+	file = bpf_map_lookup_elem(&inflight_threads, &tid);
+	if (!(ret & 0xfff) && file)
+		hold(tgid, file, (__u64)ret);
+	else if (!(ret & 0xfff))
 		hold_mapping(tgid, ret);
-	inflight_end(tgid, (__u32)pid_tgid);
+	inflight_end(tgid, tid);
 	return 0;
 }
 
