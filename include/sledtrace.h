@@ -108,8 +108,9 @@ _Static_assert(sizeof(struct sled_ident) == 56 + SLED_ARGS_MAX, "sled_ident size
 
 /* Why a traced process may have run code of a file before its probes were
  * live: the key of the `gaps` map is one (process, file, reason). */
-#define SLED_GAP_UNHELD 1   /* the hold could not be taken (ring or map full) */
-#define SLED_GAP_FORK 2	    /* forked while its parent's new mapping was unprobed,
+#define SLED_GAP_UNHELD 1 /* the hold could not be taken (ring or map full) */
+#define SLED_GAP_FORK \
+	2		     /* forked while its parent's new mapping was unprobed,
 			     * on a kernel that cannot stop the child */
 #define SLED_GAP_CONTINUED 3 /* a held process was resumed by another SIGCONT */
 

@@ -51,7 +51,7 @@ static void test_per_function(void **state)
 		"*\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t*\t\t\t0\n"
 		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 times=raw\n");
 	free(text);
 }
 
@@ -69,7 +69,7 @@ static void test_sort_total(void **state)
 		"*\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t*\t\t\t0\n"
 		"*\tg\t7\t30\t30\t10\t15\t10\t20\t20\t0.103448\t*\t\t\t5\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 times=raw\n");
 	free(text);
 }
 
@@ -90,7 +90,7 @@ static void test_by_thread_reused_tid(void **state)
 		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\n"
 		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 times=raw\n");
 	free(text);
 }
 
@@ -110,7 +110,7 @@ static void test_by_thread(void **state)
 		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\n"
 		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 times=raw\n");
 	free(text);
 }
 
@@ -126,12 +126,12 @@ static void test_table_stats(void **state)
 		       "       MAX  SHARE  FUNCTION\n"
 		       "         7       30ns       30ns      10ns      15ns      10ns      20ns"
 		       "      20ns  10.3%  g\n"));
-	assert_non_null(
-		strstr(text,
-		       "\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
-		       "inferred_exits=0 unfinished=0 depth_capped=0 "
-		       "max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10\n"
-		       "times: raw\n"));
+	assert_non_null(strstr(
+		text,
+		"\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
+		"inferred_exits=0 unfinished=0 depth_capped=0 "
+		"max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10\n"
+		"times: raw\n"));
 	free(text);
 }
 
@@ -154,7 +154,7 @@ static void test_compensated(void **state)
 		"*\tr\t3\t0\t0\t10\t30\t31\t50\t50\t0.000000\t*\t\t\t0\n"
 		"*\tmain\t1\t130\t120\t260\t260\t260\t260\t260\t0.923077\t*\t\t\t0\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 "
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 "
 		"times=compensated\n");
 	free(text);
 }

@@ -235,8 +235,8 @@ static void put_gaps_json(const struct report *r, FILE *f)
 	for (size_t i = 0; i < r->gaps.n; i++) {
 		const struct trace_gap *g = &r->gaps.g[i];
 
-		fprintf(f, "%s{\"pid\":%u,\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",", i ? "," : "",
-			g->pid, g->start_ns, g->end_ns);
+		fprintf(f, "%s{\"pid\":%u,\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",",
+			i ? "," : "", g->pid, g->start_ns, g->end_ns);
 		fputs("\"object\":", f);
 		if (g->object)
 			text_out__json(f, g->object);

@@ -76,7 +76,7 @@ struct scan_files {
 	pid_t tgid;
 	struct {
 		uint64_t dev, ino;
-	} *f;
+	} * f;
 	size_t n, cap;
 };
 

@@ -122,7 +122,8 @@ int record__open(const struct record_opts *opts, struct record **out)
 	if (opts->npids) {
 		ret = targets__open(&r->targets, opts->pids, opts->npids, err, sizeof(err));
 		if (!ret)
-			ret = targets__discover(&r->targets, r->objs, opts->follow, err, sizeof(err));
+			ret = targets__discover(&r->targets, r->objs, opts->follow, err,
+						sizeof(err));
 	} else {
 		ret = open_command(r, err, sizeof(err));
 	}
@@ -373,14 +374,15 @@ static int hook_mmap(struct record *r)
 	int *fds = r->mmap_hook_fds;
 
 	if (!off || !strcmp(off, "0"))
-		fds[0] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit), "syscalls",
-					    "sys_exit_mmap", how, sizeof(how));
+		fds[0] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit),
+					    "syscalls", "sys_exit_mmap", how, sizeof(how));
 	/* The entry after the exit: a marker set at an entry is always
 	 * cleared at its exit.  Without it a fork racing a hold is seen only
 	 * once the parent is held (on_fork). */
 	if (fds[0] >= 0)
 		fds[1] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_enter),
-					    "syscalls", "sys_enter_mmap", enter_how, sizeof(enter_how));
+					    "syscalls", "sys_enter_mmap", enter_how,
+					    sizeof(enter_how));
 	if (fds[0] < 0)
 		r->links.syscall_exit = bpf_program__attach(r->skel->progs.on_syscall_exit);
 	if (fds[0] < 0 && !r->links.syscall_exit)

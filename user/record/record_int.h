@@ -34,8 +34,8 @@ struct record {
 	struct targets targets; /* -p */
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
-	struct attach_warm *warm;	/* from open until the first attach is done */
-	struct bpf_link *exit_link;	/* thread exits of the traced process */
+	struct attach_warm *warm;   /* from open until the first attach is done */
+	struct bpf_link *exit_link; /* thread exits of the traced process */
 	/* The process-scope hooks (mappings.h), destroyed at detach. */
 	struct {
 		struct bpf_link *exec, *syscall_exit, *fork, *rename, *sigcont;
@@ -43,7 +43,7 @@ struct record {
 	/* sys_exit_mmap's and sys_enter_mmap's links (syscall_tp.h), or -1 */
 	int mmap_hook_fds[2];
 	struct mapping_watch watch;
-	struct copies copies; /* rewritten copies bound in the command's namespace */
+	struct copies copies;	/* rewritten copies bound in the command's namespace */
 	struct trace_gaps gaps; /* where probes may not have been live (coverage.h) */
 	struct keeper keeper;
 	struct run_as run_as;	   /* the command's user under sudo */

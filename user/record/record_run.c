@@ -296,7 +296,8 @@ static void report_holds(struct record *r)
 			(double)w->hold_ns_max / 1e6);
 	if ((w->covered || w->unconfirmed_resumes) && r->opts->verbose)
 		fprintf(stderr,
-			"sledtrace: holds: %" PRIu64 " covered by an earlier resume of their process, "
+			"sledtrace: holds: %" PRIu64
+			" covered by an earlier resume of their process, "
 			"%" PRIu64 " resumes without every thread stopped\n",
 			w->covered, w->unconfirmed_resumes);
 }
