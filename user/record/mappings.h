@@ -55,7 +55,7 @@ int mapping_watch__scan(struct mapping_watch *w, pid_t tgid);
 int mapping_watch__bind_copies(struct mapping_watch *w);
 /* Handles one SLED_KIND_MAPPED event: wait until the process has stopped,
  * scan, resume. */
-int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_event *e);
+int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_mapped *e);
 
 /* Frees what the watch allocated. */
 void mapping_watch__free(struct mapping_watch *w);

@@ -140,22 +140,23 @@ int record__open(const struct record_opts *opts, struct record **out)
 	return 0;
 }
 
+/* The call programs: one for every sled kind (the cookie tells them
+ * apart), one for uretprobe returns. */
+static struct probe_programs call_programs(const struct record *r)
+{
+	return (struct probe_programs){
+		.entry = r->skel->progs.on_sled,
+		.exit = r->skel->progs.on_sled,
+		.tail = r->skel->progs.on_sled,
+		.ret = r->skel->progs.on_ret,
+	};
+}
+
 static int prepare_programs(struct record *r)
 {
-	struct bpf_program *progs[] = {
-		r->skel->progs.on_entry,
-		r->skel->progs.on_exit,
-		r->skel->progs.on_tail,
-		r->skel->progs.on_ret,
-	};
+	int err = attacher__prepare(r->att, r->skel->progs.on_sled);
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		int err = attacher__prepare(r->att, progs[i]);
-
-		if (err)
-			return err;
-	}
-	return 0;
+	return err ? err : attacher__prepare(r->att, r->skel->progs.on_ret);
 }
 
 /* libbpf's own messages (verifier logs, probing) are for developers: one
@@ -243,15 +244,10 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct record *r = ctx;
 
-	if (size < sizeof(struct sled_event))
-		return 0;
-	if (SLED_COOKIE_KIND(((const struct sled_event *)data)->cookie) == SLED_KIND_IDENT &&
-	    size < sizeof(struct sled_ident))
-		return 0;
-	if (SLED_COOKIE_KIND(((const struct sled_event *)data)->cookie) == SLED_KIND_MAPPED)
+	if (collector__kind(data, size) == SLED_KIND_MAPPED)
 		r->cb_err = mapping_watch__on_mapped(&r->watch, data);
 	else
-		r->cb_err = collector__event(r->col, data);
+		r->cb_err = collector__event(r->col, data, size);
 	return r->cb_err;
 }
 
@@ -332,12 +328,7 @@ void record__sum_plans(struct record *r)
 
 static int queue_and_attach(struct record *r)
 {
-	struct probe_programs progs = {
-		.entry = r->skel->progs.on_entry,
-		.exit = r->skel->progs.on_exit,
-		.tail = r->skel->progs.on_tail,
-		.ret = r->skel->progs.on_ret,
-	};
+	struct probe_programs progs = call_programs(r);
 	char err[1024];
 	uint64_t t0;
 	int ret;
@@ -405,8 +396,7 @@ static int hook_mappings(struct record *r)
 	r->watch = (struct mapping_watch){
 		.objs = r->objs,
 		.att = r->att,
-		.progs = { r->skel->progs.on_entry, r->skel->progs.on_exit, r->skel->progs.on_tail,
-			   r->skel->progs.on_ret },
+		.progs = call_programs(r),
 		.exits = r->opts->exits,
 		.col = r->col,
 		.fb = r->fb,
