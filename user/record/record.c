@@ -30,11 +30,15 @@ uint64_t record__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int record__fail(int err, const char *fmt, const char *a, const char *b)
+int record__fail(int err, const char *fmt, ...)
 {
-	fprintf(stderr, "sledtrace: ");
-	fprintf(stderr, fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("sledtrace: ", stderr);
+	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	va_end(ap);
 	return err < 0 ? err : -EINVAL;
 }
 #define MANY_SYMBOL_PROBES 10000
@@ -118,7 +122,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->warm = attach_warm__start(); /* its wait overlaps open and load */
 	ret = object_set__new(&oo, &r->objs);
 	if (ret)
-		return record__fail(ret, "out of memory", NULL, NULL);
+		return record__fail(ret, "out of memory");
 	if (opts->npids) {
 		ret = targets__open(&r->targets, opts->pids, opts->npids, err, sizeof(err));
 		if (!ret)
@@ -128,7 +132,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 		ret = open_command(r, err, sizeof(err));
 	}
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	ret = check_selection(r);
 	if (ret)
 		return ret;
@@ -136,7 +140,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 	 * for its reader. */
 	ret = output_file__create(&r->out, opts->output, err, sizeof(err));
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	return 0;
 }
 
@@ -185,14 +189,13 @@ static int open_object(struct record *r, struct core_btf **cb)
 	int err = core_btf__new(cb);
 
 	if (err)
-		return record__fail(err, "cannot open the BPF object: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot open the BPF object: %s", strerror(-err));
 	oo.btf_custom_path = core_btf__path(*cb);
 	if (r->opts->verbose)
 		fprintf(stderr, "sledtrace: kernel BTF for CO-RE: %s\n", core_btf__describe(*cb));
 	r->skel = sledtrace_bpf__open_opts(&oo);
 	if (!r->skel)
-		return record__fail(-errno, "cannot open the BPF object: %s", strerror(errno),
-				    NULL);
+		return record__fail(-errno, "cannot open the BPF object: %s", strerror(errno));
 	return 0;
 }
 
@@ -229,14 +232,14 @@ int record__load(struct record *r)
 		return record__fail(
 			err,
 			"cannot load BPF programs: %s (sledtrace needs root, or CAP_BPF and CAP_PERFMON)",
-			strerror(-err), NULL);
+			strerror(-err));
 	if (err)
-		return record__fail(err, "cannot load BPF programs: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot load BPF programs: %s", strerror(-err));
 	if (!r->skel->rodata->hold_mappings)
 		return 0;
 	err = keeper__start(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	if (err)
-		return record__fail(err, "cannot start: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot start: %s", strerror(-err));
 	return 0;
 }
 
@@ -283,7 +286,7 @@ static int open_output(struct record *r)
 		ret = perfetto_writer__new(r->out.fd, &po, &r->pw);
 		if (ret)
 			return record__fail(ret, "cannot start the trace writer: %s",
-					    strerror(-ret), NULL);
+					    strerror(-ret));
 		sink = perfetto_writer__sink(r->pw);
 	}
 	if (r->pw && (r->opts->max_depth || r->opts->min_duration_ns)) {
@@ -292,21 +295,20 @@ static int open_output(struct record *r)
 
 		ret = frame_filter__new(&sink, &fo, &r->ff);
 		if (ret)
-			return record__fail(ret, "out of memory", NULL, NULL);
+			return record__fail(ret, "out of memory");
 		sink = frame_filter__sink(r->ff);
 	}
 	r->fb = frame_builder__new(&sink);
 	if (!r->fb)
-		return record__fail(-ENOMEM, "out of memory", NULL, NULL);
+		return record__fail(-ENOMEM, "out of memory");
 	ret = collector__new(r->fb, &r->col);
 	if (!ret)
 		ret = object_set__register(r->objs, r->col, r->fb);
 	if (ret)
-		return record__fail(ret, "cannot start the collector: %s", strerror(-ret), NULL);
+		return record__fail(ret, "cannot start the collector: %s", strerror(-ret));
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r, NULL);
 	if (!r->rb)
-		return record__fail(-errno, "cannot open the ring buffer: %s", strerror(errno),
-				    NULL);
+		return record__fail(-errno, "cannot open the ring buffer: %s", strerror(errno));
 	return 0;
 }
 
@@ -335,7 +337,7 @@ static int queue_and_attach(struct record *r)
 
 	ret = object_set__queue(r->objs, r->att, &progs, r->opts->exits);
 	if (ret)
-		return record__fail(ret, "cannot plan probes: %s", strerror(-ret), NULL);
+		return record__fail(ret, "cannot plan probes: %s", strerror(-ret));
 	record__sum_plans(r);
 	t0 = record__now_ns();
 	ret = attacher__attach(r->att, err, sizeof(err));
@@ -347,7 +349,7 @@ static int queue_and_attach(struct record *r)
 	else if (ret && r->targets.n)
 		targets__check_alive(&r->targets, err, sizeof(err));
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	return 0;
 }
 
@@ -414,16 +416,16 @@ static int hook_mappings(struct record *r)
 		r->links.rename = bpf_program__attach(r->skel->progs.on_rename);
 	if (!r->links.exec || !r->links.fork || !r->links.rename)
 		return record__fail(-errno, "cannot watch exec, fork and rename: %s",
-				    strerror(errno), NULL);
+				    strerror(errno));
 	if (!r->skel->rodata->hold_mappings)
 		return 0;
 	r->links.sigcont = bpf_program__attach(r->skel->progs.on_signal);
 	if (!r->links.sigcont)
 		return record__fail(-errno, "cannot watch resumes of held processes: %s",
-				    strerror(errno), NULL);
+				    strerror(errno));
 	err = mapping_watch__mark_objects(&r->watch);
 	if (err)
-		return record__fail(err, "cannot mark known files: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot mark known files: %s", strerror(-err));
 	err = hook_mmap(r);
 	if (err)
 		return err;
@@ -432,8 +434,8 @@ static int hook_mappings(struct record *r)
 	for (size_t i = 0; !err && i < r->targets.n; i++)
 		err = mapping_watch__scan(&r->watch, r->targets.pids[i]);
 	if (err)
-		return record__fail(err, "cannot read the mappings of a target: %s", strerror(-err),
-				    NULL);
+		return record__fail(err, "cannot read the mappings of a target: %s",
+				    strerror(-err));
 	return 0;
 }
 
@@ -442,7 +444,7 @@ static int add_traced(struct record *r, pid_t pid)
 	uint32_t tgid = (uint32_t)pid, one = 1;
 
 	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.traced), &tgid, &one, BPF_ANY))
-		return record__fail(-errno, "cannot set the traced pid: %s", strerror(errno), NULL);
+		return record__fail(-errno, "cannot set the traced pid: %s", strerror(errno));
 	return 0;
 }
 
@@ -461,10 +463,10 @@ static int watch_thread_exits(struct record *r)
 	for (size_t i = 0; !err && i < r->targets.n; i++)
 		err = collector__seed(r->col, (uint32_t)r->targets.pids[i]);
 	if (err)
-		return record__fail(err, "out of memory", NULL, NULL);
+		return record__fail(err, "out of memory");
 	r->exit_link = bpf_program__attach(r->skel->progs.on_thread_exit);
 	if (!r->exit_link)
-		return record__fail(-errno, "cannot watch thread exits: %s", strerror(errno), NULL);
+		return record__fail(-errno, "cannot watch thread exits: %s", strerror(errno));
 	return 0;
 }
 
@@ -509,8 +511,7 @@ static int start_attached(struct record *r)
 	if (r->opts->exits == EXIT_REWRITE)
 		return record__fail(-ENOTSUP,
 				    "--exit=rewrite needs a command: a running process keeps the "
-				    "file it mapped (use auto or mixed with -p)",
-				    NULL, NULL);
+				    "file it mapped (use auto or mixed with -p)");
 	attacher__set_pid(r->att, r->targets.n == 1 && !following(r) ? r->targets.pids[0] : -1);
 	ret = watch_thread_exits(r);
 	if (!ret)
@@ -521,7 +522,7 @@ static int start_attached(struct record *r)
 		return ret;
 	ret = targets__check_alive(&r->targets, err, sizeof(err));
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	record__catch_signals(true);
 	return 0;
 }
@@ -540,7 +541,7 @@ static int start_command(struct record *r)
 	if (!ret)
 		ret = hook_mappings(r);
 	if (!ret && (ret = mapping_watch__bind_copies(&r->watch)))
-		return record__fail(ret, "cannot mark known files: %s", strerror(-ret), NULL);
+		return record__fail(ret, "cannot mark known files: %s", strerror(-ret));
 	if (ret)
 		return ret;
 	record__catch_signals(false);

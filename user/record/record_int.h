@@ -71,7 +71,7 @@ uint64_t record__now_ns(void);
 /* CPU time (user + system) of sledtrace itself. */
 uint64_t record__self_cpu_ns(void);
 /* One `sledtrace: ` line on stderr; returns err (or -EINVAL). */
-int record__fail(int err, const char *fmt, const char *a, const char *b);
+int record__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* SIGTERM/SIGHUP (and with -p SIGINT) end the recording. */
 void record__catch_signals(bool attached);
 /* Sums the probe plans of every object into r->plan. */

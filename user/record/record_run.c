@@ -69,10 +69,10 @@ static int drain(struct record *r)
 	int n = ring_buffer__consume(r->rb);
 
 	if (n < 0 && r->cb_err)
-		return record__fail(r->cb_err, "writing the trace failed: %s", strerror(-r->cb_err),
-				    NULL);
+		return record__fail(r->cb_err, "writing the trace failed: %s",
+				    strerror(-r->cb_err));
 	if (n < 0 && n != -EINTR)
-		return record__fail(n, "reading the ring buffer failed: %s", strerror(-n), NULL);
+		return record__fail(n, "reading the ring buffer failed: %s", strerror(-n));
 	return 0;
 }
 
@@ -228,7 +228,7 @@ int record__run(struct record *r)
 	int err = watch(r);
 
 	if (err)
-		return record__fail(err, "cannot watch the child: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot watch the child: %s", strerror(-err));
 	progress__init(&r->prog, r->opts->quiet);
 	if (r->targets.n)
 		return run_attached(r);
@@ -433,7 +433,7 @@ int record__finish(struct record *r)
 		return record__fail(ret, "cannot write %s: %s", r->out.path, strerror(-ret));
 	ret = commit(r, err, sizeof(err));
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	progress__clear(&r->prog);
 	report_holds(r);
 	record__sum_plans(r);
