@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* record_int.h: the recording's state, shared by the files that implement
- * record.h: record.c (open, load, start, free), record_spawn.c (the held
- * command) and record_run.c (the event loop, detaching, finishing).  Not
- * for use outside record/. */
+ * record.h.  They call each other in one direction only: record.c (open,
+ * load, start, free) uses record_hooks.c (the process-scope hooks),
+ * record_spawn.c (the held command) and record_run.c (the event loop,
+ * detaching, finishing); all of them use record_base.c.  Not for use
+ * outside record/. */
 #ifndef SLEDTRACE_RECORD_INT_H
 #define SLEDTRACE_RECORD_INT_H
 
@@ -80,6 +82,14 @@ void record__sum_plans(struct record *r);
  * original, and the copies of what it links.  Returns 0 or the error
  * record__fail reported. */
 int record__spawn(struct record *r);
+/* The call programs: one for every sled kind (the cookie tells them
+ * apart), one for uretprobe returns (record_hooks.c). */
+struct probe_programs record__call_programs(const struct record *r);
+/* Thread exits close what a thread left open (record_hooks.c). */
+int record__watch_exits(struct record *r);
+/* Exec, fork and rename of the traced processes, and the holds at their
+ * new executable mappings (record_hooks.c). */
+int record__hook_processes(struct record *r);
 /* Removes every probe and the mapping hook. */
 void record__detach(struct record *r);
 
