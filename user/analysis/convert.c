@@ -41,11 +41,6 @@ int convert__format(const char *name)
 	return -1;
 }
 
-const char *convert__format_names(void)
-{
-	return "folded|pprof|chrome|pola|cgr|dot|svg|perfetto";
-}
-
 bool convert__sums_times(enum convert_format to, enum folded_weight weight)
 {
 	return (to == CONVERT_FOLDED && weight == FOLDED_SELF_NS) || to == CONVERT_PPROF ||

@@ -37,8 +37,6 @@ struct convert_opts {
 
 /* "folded", "pprof", ... -> format, or -1. */
 int convert__format(const char *name);
-/* The names convert__format knows, "a|b|c". */
-const char *convert__format_names(void);
 /* Whether the format's output sums self or total times, which --times
  * changes (folded by self time, pprof, dot, svg); false for timelines
  * (chrome, pola, perfetto) and formats without times (cgr, folded calls). */

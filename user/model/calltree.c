@@ -349,11 +349,6 @@ uint32_t calltree__max_fid(const struct calltree *ct)
 	return ct->nfns ? ct->nfns - 1 : 0;
 }
 
-size_t calltree__nthreads(const struct calltree *ct)
-{
-	return ct->ninfos;
-}
-
 const struct trace_thread *calltree__thread(const struct calltree *ct, size_t idx)
 {
 	return idx < ct->ninfos && ct->infos[idx].info.name ? &ct->infos[idx].info : NULL;

@@ -53,7 +53,6 @@ const char *calltree__name(const struct calltree *ct, uint32_t fid);
 const struct trace_function *calltree__function(const struct calltree *ct, uint32_t fid);
 /* Largest function id announced. */
 uint32_t calltree__max_fid(const struct calltree *ct);
-size_t calltree__nthreads(const struct calltree *ct);
 const struct trace_thread *calltree__thread(const struct calltree *ct, size_t idx);
 const struct trace_stats *calltree__stats(const struct calltree *ct);
 /* Earliest frame start and latest frame end seen; both 0 for no frames. */

@@ -135,14 +135,19 @@ static void read_proc_file(const char *path, char *buf, size_t len, bool nul_to_
 			buf[i] = ' ';
 }
 
-/* The kernel's word first (idents.h); a thread or process it never named
- * (it existed before attach, or its record was lost) from /proc while it
- * still exists; else "?", counted. */
-static const char *name_of(struct collector *c, const char *kernel, const char *path, char *buf,
-			   size_t len, bool args)
+/* The kernel's word first (idents.h: every thread and process the trace
+ * sees is named by the BPF side when it is created, renamed or exec'd, and
+ * -p targets are seeded at attach).  Only one the kernel never named (its
+ * identity record was lost) is read from /proc while it still exists,
+ * off the common path; else "?".  Both are counted. */
+static const char *name_of(struct collector *c, const char *kernel, const char *fmt, uint32_t tgid,
+			   uint32_t tid, char *buf, size_t len, bool args)
 {
+	char path[64];
+
 	if (kernel)
 		return kernel;
+	snprintf(path, sizeof(path), fmt, tgid, tid);
 	read_proc_file(path, buf, len, args);
 	if (buf[0]) {
 		c->names.from_proc++;
@@ -194,22 +199,21 @@ static struct cthread *find_thread(struct collector *c, uint32_t tgid, uint32_t 
 
 static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct cthread **out)
 {
-	char path[64], tbuf[64], pbuf[64], cbuf[1024];
+	char tbuf[64], pbuf[64], cbuf[1024];
 	const char *tname, *pname, *cmdline;
 	struct fb_thread *fbt;
 	int err;
 
 	if ((*out = find_thread(c, tgid, tid)))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
-	tname = name_of(c, idents__thread_name(c->ids, tgid, tid), path, tbuf, sizeof(tbuf), false);
-	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	tname = name_of(c, idents__thread_name(c->ids, tgid, tid), "/proc/%u/task/%u/comm", tgid,
+			tid, tbuf, sizeof(tbuf), false);
 	pname = idents__process_name(c->ids, tgid);
 	if (!pname)
 		pname = idents__thread_name(c->ids, tgid, tgid);
-	pname = name_of(c, pname, path, pbuf, sizeof(pbuf), false);
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
-	cmdline = name_of(c, idents__cmdline(c->ids, tgid), path, cbuf, sizeof(cbuf), true);
+	pname = name_of(c, pname, "/proc/%u/comm", tgid, 0, pbuf, sizeof(pbuf), false);
+	cmdline = name_of(c, idents__cmdline(c->ids, tgid), "/proc/%u/cmdline", tgid, 0, cbuf,
+			  sizeof(cbuf), true);
 	err = frame_builder__thread(c->fb, tgid, tid, tname, pname, cmdline, &fbt);
 	if (err)
 		return err;

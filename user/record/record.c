@@ -308,8 +308,8 @@ static int queue_and_attach(struct record *r)
 	return 0;
 }
 
-/* "uretprobe", or "sled, uretprobe for 12 leaf functions" under auto. */
-
+/* The one line that says what was attached, where and how fast, and how
+ * returns are seen (probe_plan__describe). */
 static void print_attached(struct record *r)
 {
 	char exits[64], procs[64] = "";
