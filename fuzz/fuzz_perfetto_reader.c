@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* fuzz_perfetto_reader.c: libFuzzer target for the Perfetto reader.  Every
  * input is written to a memfd and read back through /proc/self/fd with a
- * sink that accepts everything; the reader must fail cleanly, never crash.
+ * sink that accepts everything, then with one that asks for the probe cost
+ * first (perfetto_cost.c frames the input and unpacks its last packet);
+ * the reader must fail cleanly, never crash.
  *
  * Build and run (from the repo root, after `meson compile -C build`, which
  * generates build/proto/perfetto_trace.pb-c.[ch]):
@@ -73,13 +75,30 @@ static int nop_finish(void *ctx)
 	return 0;
 }
 
+static int nop_cost(void *ctx, uint64_t cost)
+{
+	(void)ctx;
+	(void)cost;
+	return 0;
+}
+
 static const struct frame_sink_ops nop_ops = {
 	nop_fn, nop_th, nop_enter, nop_leave, nop_elided, nop_stats, nop_finish,
+};
+static const struct frame_sink_ops cost_ops = {
+	.function = nop_fn,
+	.thread = nop_th,
+	.enter = nop_enter,
+	.leave = nop_leave,
+	.elided = nop_elided,
+	.stats = nop_stats,
+	.finish = nop_finish,
+	.probe_cost = nop_cost,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct frame_sink sink = { &nop_ops, NULL };
+	struct frame_sink sink = { &nop_ops, NULL }, asking = { &cost_ops, NULL };
 	char path[64], err[256];
 	int fd = memfd_create("fuzz-trace", MFD_CLOEXEC);
 
@@ -88,6 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write(fd, data, size) == (ssize_t)size) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		perfetto_reader__read(path, &sink, err, sizeof(err));
+		perfetto_reader__read(path, &asking, err, sizeof(err));
 	}
 	close(fd);
 	return 0;

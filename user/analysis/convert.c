@@ -145,14 +145,12 @@ static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
+	if (o->times == REPORT_TIMES_COMPENSATED && convert__sums_times(o->to, o->weight))
+		calltree__compensate(ct);
 	sink = calltree__sink(ct);
 	/* a bad -o fails before anything is read */
 	if (!(ret = out_open(&out, o->out, err, errlen))) {
 		ret = perfetto_reader__read(o->in, &sink, err, errlen);
-		/* the stats, with probe_cost_ns, come at the end of the read */
-		if (!ret && o->times == REPORT_TIMES_COMPENSATED &&
-		    convert__sums_times(o->to, o->weight) && (ret = calltree__compensate(ct)))
-			snprintf(err, errlen, "out of memory");
 		if (!ret && (ret = write_tree(o, ct, out.f)))
 			snprintf(err, errlen, "cannot write %s: %s", out.of.path, strerror(-ret));
 		ret = either(out_close(&out, !ret, err, errlen), ret);

@@ -30,8 +30,8 @@ struct convert_opts {
 	const char *repo_root; /* cgr: required */
 	unsigned svg_width;    /* pixels; 0: default */
 	double svg_min_width;  /* pixels below which frames are left out; <0: default */
-	/* Compensated: formats that sum times take the probe cost out of them
-	 * (calltree__compensate); timelines keep real timestamps either way. */
+	/* Compensated: formats that sum times take the probe cost out of each
+	 * call (calltree__compensate); timelines keep real timestamps either way. */
 	enum report_times times;
 };
 

@@ -20,16 +20,15 @@ struct row {
 	uint64_t calls;	   /* with elided calls */
 	uint64_t measured; /* calls with a duration */
 	uint64_t elided;   /* calls a writer elided: counted, never timed */
-	uint64_t total, self, dur_sum, min, max;
-	/* Probe hits inside total and inside self (model/probe_comp.h). */
-	uint64_t total_probes, self_probes;
+	/* Sums and extremes of the calls' figures (report.c), raw or
+	 * compensated as the report's times say. */
+	uint64_t total, self, min, max;
 	struct histogram *hist;
 };
 
 struct edge {
 	uint32_t caller, callee; /* caller 0: no caller (a thread's root) */
-	uint64_t calls, dur_sum;
-	uint64_t hits; /* probe hits inside dur_sum (model/probe_comp.h) */
+	uint64_t calls, dur_sum; /* dur_sum: the calls' figures */
 };
 
 /* A thread (--by-thread) or process (--by-process) as rows name it. */
@@ -62,6 +61,8 @@ struct report {
 	size_t ngroups;
 	struct trace_stats st;
 	struct trace_gaps gaps; /* coverage gaps the trace lists */
+	uint64_t cost_ns;	/* probe cost per hit, handed over before the calls */
+	bool cost_known;
 };
 
 const char *report__name(const struct report *r, uint32_t fid);
@@ -70,6 +71,8 @@ int report_edges__print(struct report *r, FILE *f);
 /* The trace's stats: "stats: ..." after the table, "# stats: ..." last in
  * TSV and CSV; JSON carries them as an object. */
 void report__put_stats(const struct report *r, FILE *f);
+/* The table's first line: which times its columns show. */
+void report__put_times(const struct report *r, FILE *f);
 /* The thread or process a group id names; NULL when unknown. */
 const struct rgroup *report__group(const struct report *r, uint32_t id);
 

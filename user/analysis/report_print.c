@@ -27,9 +27,10 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
+/* total / calls: what the row's columns add up to (report.c). */
 static uint64_t avg_of(const struct row *row)
 {
-	return row->measured ? row->dur_sum / row->measured : 0;
+	return row->calls ? row->total / row->calls : 0;
 }
 
 static int cmp_rows(const void *pa, const void *pb, void *ctx)
@@ -108,10 +109,21 @@ static unsigned group_width(const struct report *r)
 	return r->o.by_thread || r->o.by_process ? 9 + 17 : 0;
 }
 
+/* Which times every column shows, first: they are never mixed. */
+void report__put_times(const struct report *r, FILE *f)
+{
+	if (r->o.times == REPORT_TIMES_COMPENSATED)
+		fprintf(f, "times: compensated, each call less %" PRIu64 " ns per probe hit\n",
+			r->cost_ns);
+	else
+		fputs("times: raw, as the timestamps say\n", f);
+}
+
 static void table_header(const struct pr *p)
 {
 	const struct report *r = p->r;
 
+	report__put_times(r, p->f);
 	if (r->o.by_thread)
 		fprintf(p->f, "%8s %-16s ", "TID", "THREAD");
 	else if (r->o.by_process)

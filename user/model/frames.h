@@ -108,6 +108,11 @@ struct frame_sink_ops {
 	int (*thread_end)(void *ctx, const struct trace_thread *th);
 	/* A coverage gap, before stats().  Optional. */
 	int (*gap)(void *ctx, const struct trace_gap *g);
+	/* Set by a sink that takes the probe cost out of each call as it ends
+	 * (model/probe_comp.h): a trace reader calls it before anything else
+	 * with the probe_cost_ns that stats() will carry at the end.  A sink
+	 * without it is handed nothing early.  Optional. */
+	int (*probe_cost)(void *ctx, uint64_t cost_ns);
 };
 
 struct frame_sink {

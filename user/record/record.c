@@ -328,8 +328,11 @@ static void print_attached(struct record *r)
 		snprintf(procs, sizeof(procs), " to process %d", (int)r->targets.pids[0]);
 	else if (r->targets.n)
 		snprintf(procs, sizeof(procs), " to %zu processes", r->targets.n);
+	/* Microseconds shown: an attach that writes no breakpoint yet (the
+	 * command is held before its exec) takes tens of them, which one
+	 * decimal of a millisecond showed as 0.0. */
 	fprintf(stderr,
-		"sledtrace: %zu functions, %zu sleds, %zu probes attached%s in %.1f ms "
+		"sledtrace: %zu functions, %zu sleds, %zu probes attached%s in %.3f ms "
 		"(%s, exits: %s)",
 		r->plan.functions, r->plan.sleds, attacher__probe_count(r->att), procs,
 		(double)r->attach_ns / 1e6,

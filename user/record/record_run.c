@@ -154,7 +154,7 @@ void record__detach(struct record *r)
 	r->mmap_hook_fds[0] = r->mmap_hook_fds[1] = -1;
 	r->att = NULL;
 	if (n && r->opts->verbose) {
-		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
+		fprintf(stderr, "sledtrace: timing: attach %.3f ms, detach %.1f ms, %zu probes\n",
 			(double)r->attach_ns / 1e6, (double)(record__now_ns() - t0) / 1e6, n);
 		print_cpu(r, background);
 	}
