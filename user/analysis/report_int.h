@@ -68,10 +68,11 @@ struct report {
 const char *report__name(const struct report *r, uint32_t fid);
 /* --callers/--callees output (report_edges.c). */
 int report_edges__print(struct report *r, FILE *f);
-/* The trace's stats: "stats: ..." after the table, "# stats: ..." last in
- * TSV and CSV; JSON carries them as an object. */
+/* The trace's stats and coverage gaps: "stats: ..." after the table,
+ * "# stats: ..." last in TSV and CSV; JSON carries them as objects
+ * (report_stats.c). */
 void report__put_stats(const struct report *r, FILE *f);
-/* The table's first line: which times its columns show. */
+/* The table's first line: which times its columns show (report_stats.c). */
 void report__put_times(const struct report *r, FILE *f);
 /* The thread or process a group id names; NULL when unknown. */
 const struct rgroup *report__group(const struct report *r, uint32_t id);
