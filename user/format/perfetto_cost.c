@@ -174,24 +174,6 @@ static bool cost_from_tail(int fd, uint64_t *cost)
 	return found && st.probe_cost_ns;
 }
 
-static int skip_frame(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		      uint32_t depth)
-{
-	(void)ctx;
-	(void)th;
-	(void)stack;
-	(void)depth;
-	return 0;
-}
-
-static int skip_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		      uint32_t depth, uint64_t end_ns, enum frame_end how)
-{
-	(void)end_ns;
-	(void)how;
-	return skip_frame(ctx, th, stack, depth);
-}
-
 static int keep_stats(void *ctx, const struct trace_stats *st)
 {
 	*(struct trace_stats *)ctx = *st;
@@ -199,8 +181,6 @@ static int keep_stats(void *ctx, const struct trace_stats *st)
 }
 
 static const struct frame_sink_ops stats_only_ops = {
-	.enter = skip_frame,
-	.leave = skip_leave,
 	.stats = keep_stats,
 };
 

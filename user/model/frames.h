@@ -91,7 +91,8 @@ struct frame {
 struct frame_sink_ops {
 	int (*function)(void *ctx, const struct trace_function *fn);
 	int (*thread)(void *ctx, const struct trace_thread *th);
-	/* stack[depth - 1] has just begun. */
+	/* stack[depth - 1] has just begun.  Optional, as leave is: a sink
+	 * that only counts (the stats, the summary) leaves both out. */
 	int (*enter)(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		     uint32_t depth);
 	/* stack[depth - 1] ends at end_ns; the rest of stack is its callers. */

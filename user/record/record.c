@@ -225,27 +225,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	return r->cb_err;
 }
 
-static int null_frame(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		      uint32_t depth)
-{
-	(void)ctx;
-	(void)th;
-	(void)stack;
-	(void)depth;
-	return 0;
-}
-
-static int null_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		      uint32_t depth, uint64_t ts, enum frame_end how)
-{
-	(void)ts;
-	(void)how;
-	return null_frame(ctx, th, stack, depth);
-}
-
 /* Where -o is /dev/null no trace is built, but the frames are still
  * rebuilt so the summary's counts are those of a real recording. */
-static const struct frame_sink_ops null_ops = { .enter = null_frame, .leave = null_leave };
+static const struct frame_sink_ops null_ops = { 0 };
 
 static int open_output(struct record *r)
 {
