@@ -5,14 +5,9 @@
  * first (perfetto_cost.c frames the input and unpacks its last packet);
  * the reader must fail cleanly, never crash.
  *
- * Build and run (from the repo root, after `meson compile -C build`, which
- * generates build/proto/perfetto_trace.pb-c.[ch]):
- *   clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
- *     -Iuser -Ibuild/proto fuzz/fuzz_perfetto_reader.c user/perfetto_reader.c \
- *     user/perfetto_interp.c user/perfetto_writer.c user/perfetto_packets.c \
- *     user/frames.c build/proto/perfetto_trace.pb-c.c \
- *     -lprotobuf-c -lz -o build/fuzz_perfetto_reader
- *   build/fuzz_perfetto_reader -max_total_time=30 -rss_limit_mb=2048 CORPUS_DIR
+ * Built by fuzz/meson.build against the core library (the same sources as
+ * sledtrace); run it as the 'fuzz' suite does:
+ *   build/fuzz/fuzz_perfetto_reader -max_total_time=30 -rss_limit_mb=2048 CORPUS_DIR
  * A trace written by the unit test (or `sledtrace record`) is a good seed. */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "format/perfetto_reader.h"
+#include "format/perfetto/perfetto_reader.h"
 
 static int nop_fn(void *ctx, const struct trace_function *fn)
 {

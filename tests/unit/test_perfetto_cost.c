@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "format/perfetto_reader.h"
-#include "format/perfetto_writer.h"
+#include "format/perfetto/perfetto_reader.h"
+#include "format/perfetto/perfetto_writer.h"
 #include "model/frames.h"
 
 struct seen {

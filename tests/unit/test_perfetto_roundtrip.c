@@ -23,8 +23,8 @@
 #include <cmocka.h>
 
 #include "model/frames.h"
-#include "format/perfetto_reader.h"
-#include "format/perfetto_writer.h"
+#include "format/perfetto/perfetto_reader.h"
+#include "format/perfetto/perfetto_writer.h"
 
 #define NFUNCS 300
 #define MAXF (NFUNCS + 8)

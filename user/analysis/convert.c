@@ -19,12 +19,12 @@
 #include "format/chrome_json.h"
 #include "format/dot.h"
 #include "format/flame_svg.h"
-#include "format/perfetto_reader.h"
+#include "format/perfetto/perfetto_reader.h"
 #include "format/pola.h"
 #include "format/pprof.h"
 #include "format/stats_line.h"
 #include "model/calltree.h"
-#include "util/gzout.h"
+#include "format/codec/gzout.h"
 #include "util/output_file.h"
 
 static const char *const format_names[] = {

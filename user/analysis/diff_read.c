@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/diff_read.h"
-#include "format/perfetto_reader.h"
+#include "format/perfetto/perfetto_reader.h"
 
 /* One trace: its report, the object file name of each function and the
  * thread or process name of each thread.  The tee_* ops pass every call

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/pbuf.h"
+#include "format/codec/pbuf.h"
 #include "format/pprof.h"
 #include "format/stats_line.h"
 #include "format/strtab.h"
 #include "model/probe_comp.h"
-#include "util/gzout.h"
+#include "format/codec/gzout.h"
 
 enum { /* Profile */
        P_SAMPLE_TYPE = 1,

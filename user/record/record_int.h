@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "format/perfetto_writer.h"
+#include "format/perfetto/perfetto_writer.h"
 #include "model/frame_filter.h"
 #include "model/frames.h"
 #include "probe/attach.h"

@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/record_int.h"
-#include "util/gzout.h"
+#include "format/codec/gzout.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/pbuf.h"
+#include "format/codec/pbuf.h"
 
 static int reserve(struct pbuf *b, size_t n)
 {

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "format/perfetto_writer_int.h"
+#include "format/perfetto/perfetto_writer_int.h"
 #include "model/trace_stats.h"
 
 /* Annotations one meta event carries at most (the stats have one each). */

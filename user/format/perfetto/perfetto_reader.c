@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "format/perfetto_cost.h"
-#include "format/perfetto_interp.h"
-#include "format/perfetto_reader.h"
+#include "format/perfetto/perfetto_cost.h"
+#include "format/perfetto/perfetto_interp.h"
+#include "format/perfetto/perfetto_reader.h"
 #include "perfetto_trace.pb-c.h"
 
 #define MAX_PACKET PERFETTO_MAX_PACKET

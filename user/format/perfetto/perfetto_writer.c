@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "perfetto_trace.pb-c.h"
-#include "format/perfetto_writer.h"
-#include "format/perfetto_writer_int.h"
+#include "format/perfetto/perfetto_writer.h"
+#include "format/perfetto/perfetto_writer_int.h"
 #include "util/fd_io.h"
 
 /* libdeflate's level 1: faster and smaller than zlib's level 1 here;

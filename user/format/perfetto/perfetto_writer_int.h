@@ -9,7 +9,7 @@
 #include <libdeflate.h>
 
 #include "perfetto_trace.pb-c.h"
-#include "format/perfetto_writer.h"
+#include "format/perfetto/perfetto_writer.h"
 #include "util/u64map.h"
 
 #define CLOCK_BOOTTIME_ID 6

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "util/gzout.h"
+#include "format/codec/gzout.h"
 
 #define GZ_BLOCK (64u << 10)
 

@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "format/perfetto_cost.h"
-#include "format/perfetto_reader.h"
-#include "format/perfetto_writer.h"
+#include "format/perfetto/perfetto_cost.h"
+#include "format/perfetto/perfetto_reader.h"
+#include "format/perfetto/perfetto_writer.h"
 #include "model/trace_stats.h"
 #include "perfetto_trace.pb-c.h"
 #include "util/fd_io.h"
