@@ -1,299 +1,367 @@
 // SPDX-License-Identifier: MIT
-/* perfetto_packets.c: the Perfetto writer's rare packets, built with
- * protobuf-c: a sequence's first packet (clock snapshot, defaults), the
- * process and thread descriptors, the sledtrace track and its elided and
- * stats events.  The per-call packets are hand-encoded in
- * perfetto_writer.c. */
-#include <errno.h>
+/* perfetto_packets.c: see perfetto_packets.h.  Fields go out in field
+ * number order, as protobuf encoders conventionally write them, except in
+ * the hot packets, whose order is chosen for deflate (pkt_begin). */
 #include <string.h>
 
-#include "format/perfetto/perfetto_writer_int.h"
+#include "format/perfetto/perfetto_packets.h"
+#include "format/perfetto/perfetto_writer.h"
 #include "model/trace_stats.h"
 
-/* Annotations one meta event carries at most (the stats have one each). */
-#define TRACE_STATS_MAX_ANN 16
-_Static_assert(sizeof(struct trace_stats) / sizeof(uint64_t) <= TRACE_STATS_MAX_ANN,
-	       "the stats event has room for every field");
+enum { /* TracePacket */
+       TP_CLOCK_SNAPSHOT = 6,
+       TP_TIMESTAMP = 8,
+       TP_SEQ_ID = 10,
+       TP_TRACK_EVENT = 11,
+       TP_INTERNED_DATA = 12,
+       TP_SEQUENCE_FLAGS = 13,
+       TP_COMPRESSED = 50,
+       TP_TIMESTAMP_CLOCK_ID = 58,
+       TP_DEFAULTS = 59,
+       TP_TRACK_DESCRIPTOR = 60,
+       TP_FIRST_ON_SEQUENCE = 87,
+};
 
-int pw_start_seq(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th,
-		 uint64_t ts)
+enum { /* TrackEvent */
+       TE_DEBUG_ANNOTATIONS = 4,
+       TE_TYPE = 9,
+       TE_NAME_IID = 10,
+       TE_TRACK_UUID = 11,
+       TE_NAME = 23,
+       TE_SOURCE_LOCATION_IID = 34,
+};
+
+enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3 };
+
+enum { /* InternedData */
+       ID_EVENT_NAMES = 2,
+       ID_SOURCE_LOCATIONS = 4,
+       ID_FUNCTION_NAMES = 5,
+       ID_FRAMES = 6,
+       ID_BUILD_IDS = 16,
+       ID_MAPPING_PATHS = 17,
+       ID_MAPPINGS = 19,
+};
+
+/* Trace.packet: every packet is framed as one in the file and in chunks. */
+static size_t open_packet(struct pbuf *b)
 {
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__ClockSnapshot snap = PERFETTO__PROTOS__CLOCK_SNAPSHOT__INIT;
-	Perfetto__Protos__ClockSnapshot__Clock boot = PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
-	Perfetto__Protos__ClockSnapshot__Clock seqclk =
-		PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
-	Perfetto__Protos__ClockSnapshot__Clock *clocks[] = { &boot, &seqclk };
-	Perfetto__Protos__TracePacketDefaults defs = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
-	Perfetto__Protos__TrackEventDefaults tdefs = PERFETTO__PROTOS__TRACK_EVENT_DEFAULTS__INIT;
-
-	boot.has_clock_id = seqclk.has_clock_id = 1;
-	boot.clock_id = CLOCK_BOOTTIME_ID;
-	seqclk.clock_id = CLOCK_SEQ_ID;
-	boot.has_timestamp = seqclk.has_timestamp = 1;
-	boot.timestamp = seqclk.timestamp = ts;
-	seqclk.has_is_incremental = seqclk.is_incremental = 1;
-	seqclk.has_unit_multiplier_ns = 1;
-	seqclk.unit_multiplier_ns = 1;
-	snap.n_clocks = 2;
-	snap.clocks = clocks;
-	snap.has_primary_trace_clock = 1;
-	snap.primary_trace_clock = CLOCK_BOOTTIME_ID;
-	tdefs.has_track_uuid = 1;
-	tdefs.track_uuid = PERFETTO_THREAD_UUID(th->index);
-	defs.has_timestamp_clock_id = 1;
-	defs.timestamp_clock_id = CLOCK_SEQ_ID;
-	defs.track_event_defaults = &tdefs;
-	pkt.has_sequence_flags = 1;
-	pkt.sequence_flags = SEQ_CLEARED;
-	pkt.has_first_packet_on_sequence = pkt.first_packet_on_sequence = 1;
-	pkt.has_timestamp = 1;
-	pkt.timestamp = ts;
-	pkt.has_timestamp_clock_id = 1;
-	pkt.timestamp_clock_id = CLOCK_BOOTTIME_ID;
-	pkt.clock_snapshot = &snap;
-	pkt.trace_packet_defaults = &defs;
-	s->started = true;
-	s->last_ts = ts;
-	return pw_append_msg(w, s, &pkt);
+	return pbuf__open(b, 1);
 }
 
-/* Once per process, written through at once on the sledtrace sequence: thread
- * sequences are flushed in any order, and each one's thread descriptor
- * must find its parent already in the file. */
-int pw_describe_process(struct perfetto_writer *w, const struct trace_thread *th)
+void pkt_header(struct pbuf *b)
 {
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
-	char *cmdline = (char *)th->cmdline;
-	uint64_t seen;
-	int err;
+	size_t m = open_packet(b), td;
 
-	if (u64map__get(&w->procs, (uint64_t)th->process_index + 1, &seen))
-		return 0;
-	if ((err = u64map__put(&w->procs, (uint64_t)th->process_index + 1, 1)))
-		return w->err = err;
-	td.has_uuid = 1;
-	td.uuid = PERFETTO_PROCESS_UUID(th->process_index);
-	pd.has_pid = 1;
-	pd.pid = (int32_t)th->pid;
-	pd.process_name = (char *)th->process_name;
-	if (cmdline) {
-		pd.n_cmdline = 1;
-		pd.cmdline = &cmdline;
+	pbuf__uint_set(b, TP_SEQ_ID, PERFETTO_META_SEQ);
+	pbuf__uint_set(b, TP_SEQUENCE_FLAGS, SEQ_CLEARED);
+	td = pbuf__open(b, TP_TRACK_DESCRIPTOR);
+	pbuf__uint_set(b, 1, PERFETTO_META_UUID);
+	pbuf__str(b, 2, PERFETTO_META_TRACK);
+	pbuf__close(b, td);
+	pbuf__uint_set(b, TP_FIRST_ON_SEQUENCE, 1);
+	pbuf__close(b, m);
+}
+
+static void snapshot_clock(struct pbuf *b, uint32_t id, uint64_t ts, bool incremental)
+{
+	size_t c = pbuf__open(b, 1); /* ClockSnapshot.clocks */
+
+	pbuf__uint_set(b, 1, id);
+	pbuf__uint_set(b, 2, ts);
+	if (incremental) {
+		pbuf__uint_set(b, 3, 1); /* is_incremental */
+		pbuf__uint_set(b, 4, 1); /* unit_multiplier_ns */
 	}
-	td.process = &pd;
-	pkt.track_descriptor = &td;
-	if ((err = pw_append_msg(w, &w->meta, &pkt)))
-		return err;
-	return pw_flush_seq(w, &w->meta, false);
+	pbuf__close(b, c);
 }
 
-int pw_describe_thread(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th)
+void pkt_seq_start(struct pbuf *b, uint32_t seq, uint32_t thread_index, uint64_t ts)
 {
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	Perfetto__Protos__ThreadDescriptor thd = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	size_t m = open_packet(b), snap, defs, tdefs;
 
-	td.has_uuid = td.has_parent_uuid = 1;
-	td.uuid = PERFETTO_THREAD_UUID(th->index);
-	td.parent_uuid = PERFETTO_PROCESS_UUID(th->process_index);
-	thd.has_pid = thd.has_tid = 1;
-	thd.pid = (int32_t)th->pid;
-	thd.tid = (int32_t)th->tid;
-	thd.thread_name = (char *)th->name;
-	td.thread = &thd;
-	pkt.track_descriptor = &td;
-	return pw_append_msg(w, s, &pkt);
+	snap = pbuf__open(b, TP_CLOCK_SNAPSHOT);
+	snapshot_clock(b, CLOCK_BOOTTIME_ID, ts, false);
+	snapshot_clock(b, CLOCK_SEQ_ID, ts, true);
+	pbuf__uint_set(b, 2, CLOCK_BOOTTIME_ID); /* primary_trace_clock */
+	pbuf__close(b, snap);
+	pbuf__uint_set(b, TP_TIMESTAMP, ts);
+	pbuf__uint_set(b, TP_SEQ_ID, seq);
+	pbuf__uint_set(b, TP_SEQUENCE_FLAGS, SEQ_CLEARED);
+	pbuf__uint_set(b, TP_TIMESTAMP_CLOCK_ID, CLOCK_BOOTTIME_ID);
+	defs = pbuf__open(b, TP_DEFAULTS);
+	tdefs = pbuf__open(b, 11); /* track_event_defaults */
+	pbuf__uint_set(b, 11, PERFETTO_THREAD_UUID(thread_index));
+	pbuf__close(b, tdefs);
+	pbuf__uint_set(b, 58, CLOCK_SEQ_ID); /* timestamp_clock_id */
+	pbuf__close(b, defs);
+	pbuf__uint_set(b, TP_FIRST_ON_SEQUENCE, 1);
+	pbuf__close(b, m);
 }
 
-typedef Perfetto__Protos__InternedString InternedString;
-
-static InternedString interned_string(uint64_t iid, const char *str)
+void pkt_process(struct pbuf *b, uint32_t seq, const struct trace_thread *th)
 {
-	InternedString is = PERFETTO__PROTOS__INTERNED_STRING__INIT;
+	size_t m = open_packet(b), td, pd;
 
-	is.has_iid = is.has_str = 1;
-	is.iid = iid;
-	is.str.data = (uint8_t *)str;
-	is.str.len = strlen(str);
-	return is;
+	pbuf__uint_set(b, TP_SEQ_ID, seq);
+	td = pbuf__open(b, TP_TRACK_DESCRIPTOR);
+	pbuf__uint_set(b, 1, PERFETTO_PROCESS_UUID(th->process_index));
+	pd = pbuf__open(b, 3); /* ProcessDescriptor */
+	pbuf__sint_set(b, 1, (int32_t)th->pid);
+	pbuf__str(b, 2, th->cmdline);
+	pbuf__str(b, 6, th->process_name);
+	pbuf__close(b, pd);
+	pbuf__close(b, td);
+	pbuf__close(b, m);
+}
+
+void pkt_thread(struct pbuf *b, uint32_t seq, const struct trace_thread *th)
+{
+	size_t m = open_packet(b), td, thd;
+
+	pbuf__uint_set(b, TP_SEQ_ID, seq);
+	td = pbuf__open(b, TP_TRACK_DESCRIPTOR);
+	pbuf__uint_set(b, 1, PERFETTO_THREAD_UUID(th->index));
+	thd = pbuf__open(b, 4); /* ThreadDescriptor */
+	pbuf__sint_set(b, 1, (int32_t)th->pid);
+	pbuf__sint_set(b, 2, (int32_t)th->tid);
+	pbuf__str(b, 5, th->name);
+	pbuf__close(b, thd);
+	pbuf__uint_set(b, 5, PERFETTO_PROCESS_UUID(th->process_index)); /* parent_uuid */
+	pbuf__close(b, td);
+	pbuf__close(b, m);
+}
+
+static void interned_string(struct pbuf *b, uint32_t field, uint64_t iid, const char *s)
+{
+	size_t is = pbuf__open(b, field);
+
+	pbuf__uint_set(b, 1, iid);
+	pbuf__bytes(b, 2, s, strlen(s));
+	pbuf__close(b, is);
 }
 
 /* A function's identity as a profiling Frame whose iid is its event name's
  * (the fid); its object as a Mapping whose iid, build-id iid and path iid
  * are the object index + 1.  Nothing displays these; the reader maps them
  * back onto the function. */
-int pw_intern_identity(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid)
+void pkt_identity(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_func *f,
+		  const struct pkt_object *o)
 {
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__InternedData id = PERFETTO__PROTOS__INTERNED_DATA__INIT;
-	Perfetto__Protos__Frame fr = PERFETTO__PROTOS__FRAME__INIT, *frp = &fr;
-	Perfetto__Protos__Mapping map = PERFETTO__PROTOS__MAPPING__INIT, *mapp = &map;
-	InternedString name, bid, path, *namep = &name, *bidp = &bid, *pathp = &path;
-	const struct pw_func *f = &w->funcs[fid];
-	uint64_t obj_iid = (uint64_t)f->obj + 1, path_iid = obj_iid;
+	uint64_t obj_iid = (uint64_t)f->obj + 1;
+	size_t m = open_packet(b), id, fr, map;
 
-	fr.has_iid = 1;
-	fr.iid = fid;
-	if (f->mangled) {
-		name = interned_string(fid, f->mangled);
-		id.n_function_names = 1;
-		id.function_names = &namep;
-		fr.has_function_name_id = 1;
-		fr.function_name_id = fid;
-	}
-	fr.has_rel_pc = 1;
-	fr.rel_pc = f->addr;
-	if (f->obj >= 0) {
-		fr.has_mapping_id = 1;
-		fr.mapping_id = obj_iid;
-	}
-	if (f->obj >= 0 && (f->obj >= 64 || !(s->objs_interned >> f->obj & 1))) {
-		const struct pw_object *o = &w->objs[f->obj];
-
-		map.has_iid = 1;
-		map.iid = obj_iid;
-		map.n_path_string_ids = 1;
-		map.path_string_ids = &path_iid;
-		path = interned_string(obj_iid, o->path);
-		id.n_mapping_paths = 1;
-		id.mapping_paths = &pathp;
-		if (*o->build_id) {
-			map.has_build_id = 1;
-			map.build_id = obj_iid;
-			bid = interned_string(obj_iid, o->build_id);
-			id.n_build_ids = 1;
-			id.build_ids = &bidp;
-		}
-		id.n_mappings = 1;
-		id.mappings = &mapp;
-		if (f->obj < 64)
-			s->objs_interned |= (uint64_t)1 << f->obj;
-	}
-	id.n_frames = 1;
-	id.frames = &frp;
-	pkt.has_sequence_flags = 1;
-	pkt.sequence_flags = SEQ_NEEDS;
-	pkt.interned_data = &id;
-	return pw_append_msg(w, s, &pkt);
-}
-
-static Perfetto__Protos__DebugAnnotation uint_ann(const char *name, uint64_t v)
-{
-	Perfetto__Protos__DebugAnnotation a = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
-
-	a.name = (char *)name;
-	a.has_uint_value = 1;
-	a.uint_value = v;
-	return a;
-}
-
-static Perfetto__Protos__DebugAnnotation str_ann(const char *name, const char *v)
-{
-	Perfetto__Protos__DebugAnnotation a = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
-
-	a.name = (char *)name;
-	a.string_value = (char *)v;
-	return a;
-}
-
-/* An INSTANT on the sledtrace track carrying named values. */
-static int meta_event(struct perfetto_writer *w, const char *name,
-		      Perfetto__Protos__DebugAnnotation *anns, size_t n)
-{
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__TrackEvent ev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-	Perfetto__Protos__DebugAnnotation *ptrs[TRACE_STATS_MAX_ANN];
-
-	for (size_t i = 0; i < n; i++)
-		ptrs[i] = &anns[i];
-	ev.has_type = ev.has_track_uuid = 1;
-	ev.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
-	ev.track_uuid = PERFETTO_META_UUID;
-	ev.name = (char *)name;
-	ev.n_debug_annotations = n;
-	ev.debug_annotations = ptrs;
-	pkt.has_timestamp = 1;
-	pkt.timestamp = w->max_ts;
-	pkt.track_event = &ev;
-	return pw_append_msg(w, &w->meta, &pkt);
-}
-
-int pw_write_elided(struct perfetto_writer *w, const struct pw_elided *e)
-{
-	struct pw_func *f = &w->funcs[e->fid];
-	Perfetto__Protos__DebugAnnotation a[12];
-	size_t n = 0;
-	int err = pw_locate(w, f);
-
-	if (err)
-		return err;
-	a[n++] = uint_ann("pid", e->pid);
-	a[n++] = uint_ann("tid", e->tid);
-	a[n++] = uint_ann("track", PERFETTO_THREAD_UUID(e->index));
-	a[n++] = uint_ann("calls", e->calls);
-	a[n++] = uint_ann("total_ns", e->total_ns);
-	a[n++] = uint_ann("line", f->line);
-	a[n++] = str_ann("function", f->name);
-	if (f->file)
-		a[n++] = str_ann("file", f->file);
+	pbuf__uint_set(b, TP_SEQ_ID, seq);
+	id = pbuf__open(b, TP_INTERNED_DATA);
 	if (f->mangled)
-		a[n++] = str_ann("mangled", f->mangled);
-	if (f->obj >= 0) {
-		a[n++] = str_ann("object", w->objs[f->obj].path);
-		a[n++] = str_ann("build_id", w->objs[f->obj].build_id);
+		interned_string(b, ID_FUNCTION_NAMES, fid, f->mangled);
+	fr = pbuf__open(b, ID_FRAMES);
+	pbuf__uint_set(b, 1, fid);
+	if (f->mangled)
+		pbuf__uint_set(b, 2, fid); /* function_name_id */
+	if (f->obj >= 0)
+		pbuf__uint_set(b, 3, obj_iid); /* mapping_id */
+	pbuf__uint_set(b, 4, f->addr);	       /* rel_pc */
+	pbuf__close(b, fr);
+	if (o && *o->build_id)
+		interned_string(b, ID_BUILD_IDS, obj_iid, o->build_id);
+	if (o) {
+		interned_string(b, ID_MAPPING_PATHS, obj_iid, o->path);
+		map = pbuf__open(b, ID_MAPPINGS);
+		pbuf__uint_set(b, 1, obj_iid);
+		if (*o->build_id)
+			pbuf__uint_set(b, 2, obj_iid); /* build_id */
+		pbuf__uint_set(b, 7, obj_iid);	       /* path_string_ids */
+		pbuf__close(b, map);
+	}
+	pbuf__close(b, id);
+	pbuf__uint_set(b, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
+	pbuf__close(b, m);
+}
+
+/* iid == fid for both event_names and source_locations. */
+static uint8_t *interned_name(uint8_t *p, uint32_t fid, const struct pkt_func *f)
+{
+	uint8_t *id, *en, *sl;
+
+	p = pbuf__put_open(p, TP_INTERNED_DATA, &id);
+	p = pbuf__put_open(p, ID_EVENT_NAMES, &en);
+	p = pbuf__put_uint(p, 1, fid);
+	p = pbuf__put_bytes(p, 2, f->name, f->name_len);
+	p = pbuf__put_close(en, p);
+	if (f->file) {
+		p = pbuf__put_open(p, ID_SOURCE_LOCATIONS, &sl);
+		p = pbuf__put_uint(p, 1, fid);
+		p = pbuf__put_bytes(p, 2, f->file, f->file_len);
+		p = pbuf__put_bytes(p, 3, f->name, f->name_len);
+		if (f->line)
+			p = pbuf__put_uint(p, 4, f->line);
+		p = pbuf__put_close(sl, p);
+	}
+	return pbuf__put_close(id, p);
+}
+
+/* Upper bounds of a hot packet's size, without and with interned data
+ * (plus the strings): every field at its longest varint, every message's
+ * length at its longest. */
+#define HOT_ROOM 64
+#define INTERN_ROOM 96
+
+/* NEEDS_INCREMENTAL_STATE, the event, the function's interned data on its
+ * first use here, and the delta timestamp last.  The delta is the one part
+ * that varies from call to call; placed last, the constant bytes of one
+ * packet and the start of the next form one run that deflate matches whole
+ * (Rust tree: 2.57 -> 1.98 bytes/event).  Written at a cursor: this runs
+ * for every traced call. */
+void pkt_begin(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_func *f, bool intern,
+	       uint64_t delta)
+{
+	size_t room = HOT_ROOM + (intern ? INTERN_ROOM + 2 * f->name_len + f->file_len : 0);
+	uint8_t *p, *m, *te;
+
+	if (pbuf__reserve(b, room))
+		return;
+	p = pbuf__put_open(b->p + b->len, 1, &m);
+	p = pbuf__put_uint(p, TP_SEQ_ID, seq);
+	p = pbuf__put_uint(p, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
+	p = pbuf__put_open(p, TP_TRACK_EVENT, &te);
+	p = pbuf__put_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+	p = pbuf__put_uint(p, TE_NAME_IID, fid);
+	if (f->file)
+		p = pbuf__put_uint(p, TE_SOURCE_LOCATION_IID, fid);
+	p = pbuf__put_close(te, p);
+	if (intern)
+		p = interned_name(p, fid, f);
+	p = pbuf__put_uint(p, TP_TIMESTAMP, delta);
+	b->len = (size_t)(pbuf__put_close(m, p) - b->p);
+}
+
+/* An END whose time was inferred (FRAME_INFERRED: no exit probe fired, a
+ * later event proved the frame gone) carries the debug annotation
+ * {name: "exit_inferred", bool_value: true}; the reader gives it back. */
+void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t delta)
+{
+	static const char ann_name[] = "exit_inferred";
+	uint8_t *p, *m, *te, *ann;
+
+	if (pbuf__reserve(b, HOT_ROOM + sizeof(ann_name) + 8))
+		return;
+	p = pbuf__put_open(b->p + b->len, 1, &m);
+	p = pbuf__put_uint(p, TP_SEQ_ID, seq);
+	p = pbuf__put_uint(p, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
+	p = pbuf__put_open(p, TP_TRACK_EVENT, &te);
+	p = pbuf__put_uint(p, TE_TYPE, TYPE_SLICE_END);
+	if (inferred) {
+		p = pbuf__put_open(p, TE_DEBUG_ANNOTATIONS, &ann);
+		p = pbuf__put_bytes(p, 10, ann_name, sizeof(ann_name) - 1); /* name */
+		p = pbuf__put_uint(p, 2, 1);				    /* bool_value */
+		p = pbuf__put_close(ann, p);
+	}
+	p = pbuf__put_close(te, p);
+	p = pbuf__put_uint(p, TP_TIMESTAMP, delta);
+	b->len = (size_t)(pbuf__put_close(m, p) - b->p);
+}
+
+static void uint_ann(struct pbuf *b, const char *name, uint64_t v)
+{
+	size_t a = pbuf__open(b, TE_DEBUG_ANNOTATIONS);
+
+	pbuf__uint_set(b, 3, v); /* uint_value */
+	pbuf__str(b, 10, name);
+	pbuf__close(b, a);
+}
+
+static void str_ann(struct pbuf *b, const char *name, const char *v)
+{
+	size_t a = pbuf__open(b, TE_DEBUG_ANNOTATIONS);
+
+	pbuf__str(b, 6, v); /* string_value */
+	pbuf__str(b, 10, name);
+	pbuf__close(b, a);
+}
+
+/* An INSTANT on the sledtrace track: meta_open, its annotations, then
+ * meta_close with its name. */
+static void meta_open(struct pbuf *b, uint64_t ts, size_t *m, size_t *te)
+{
+	*m = open_packet(b);
+	pbuf__uint_set(b, TP_TIMESTAMP, ts);
+	pbuf__uint_set(b, TP_SEQ_ID, PERFETTO_META_SEQ);
+	*te = pbuf__open(b, TP_TRACK_EVENT);
+}
+
+static void meta_close(struct pbuf *b, const char *name, size_t m, size_t te)
+{
+	pbuf__uint_set(b, TE_TYPE, TYPE_INSTANT);
+	pbuf__uint_set(b, TE_TRACK_UUID, PERFETTO_META_UUID);
+	pbuf__str(b, TE_NAME, name);
+	pbuf__close(b, te);
+	pbuf__close(b, m);
+}
+
+void pkt_elided(struct pbuf *b, uint64_t ts, const struct pkt_elided *e, const struct pkt_func *f,
+		const struct pkt_object *o)
+{
+	size_t m, te;
+
+	meta_open(b, ts, &m, &te);
+	uint_ann(b, "pid", e->pid);
+	uint_ann(b, "tid", e->tid);
+	uint_ann(b, "track", PERFETTO_THREAD_UUID(e->index));
+	uint_ann(b, "calls", e->calls);
+	uint_ann(b, "total_ns", e->total_ns);
+	uint_ann(b, "line", f->line);
+	str_ann(b, "function", f->name);
+	if (f->file)
+		str_ann(b, "file", f->file);
+	if (f->mangled)
+		str_ann(b, "mangled", f->mangled);
+	if (o) {
+		str_ann(b, "object", o->path);
+		str_ann(b, "build_id", o->build_id);
 	}
 	if (f->addr)
-		a[n++] = uint_ann("addr", f->addr);
-	return meta_event(w, PERFETTO_ELIDED_EVENT, a, n);
+		uint_ann(b, "addr", f->addr);
+	meta_close(b, PERFETTO_ELIDED_EVENT, m, te);
 }
 
-int pw_write_gap(struct perfetto_writer *w, const struct trace_gap *g)
+void pkt_gap(struct pbuf *b, uint64_t ts, const struct trace_gap *g)
 {
-	Perfetto__Protos__DebugAnnotation a[5];
-	size_t n = 0;
+	size_t m, te;
 
-	a[n++] = uint_ann("pid", g->pid);
-	a[n++] = uint_ann("start_ns", g->start_ns);
-	a[n++] = uint_ann("end_ns", g->end_ns);
-	a[n++] = str_ann("why", g->why);
+	meta_open(b, ts, &m, &te);
+	uint_ann(b, "pid", g->pid);
+	uint_ann(b, "start_ns", g->start_ns);
+	uint_ann(b, "end_ns", g->end_ns);
+	str_ann(b, "why", g->why);
 	if (g->object)
-		a[n++] = str_ann("object", g->object);
-	return meta_event(w, PERFETTO_GAP_EVENT, a, n);
+		str_ann(b, "object", g->object);
+	meta_close(b, PERFETTO_GAP_EVENT, m, te);
 }
 
-int pw_write_stats(struct perfetto_writer *w)
+/* Each counter under its model name (model/trace_stats.h). */
+void pkt_stats(struct pbuf *b, uint64_t ts, const struct trace_stats *st)
 {
-	Perfetto__Protos__DebugAnnotation a[TRACE_STATS_MAX_ANN];
-	struct trace_stats st = w->stats;
+	size_t m, te;
 
-	st.depth_capped += w->capped;
+	meta_open(b, ts, &m, &te);
 	for (size_t i = 0; i < trace_stat_nfields; i++)
-		a[i] = uint_ann(trace_stat_fields[i].name, trace_stats__get(&st, i));
-	return meta_event(w, PERFETTO_STATS_EVENT, a, trace_stat_nfields);
+		uint_ann(b, trace_stat_fields[i].name, trace_stats__get(st, i));
+	meta_close(b, PERFETTO_STATS_EVENT, m, te);
 }
 
-/* Sequence 1 opens the file, uncompressed, so the file is recognisable. */
-int pw_write_header(struct perfetto_writer *w)
+/* { trusted_packet_sequence_id, compressed_packets } framed as a packet;
+ * the compressed bytes themselves follow it in the file. */
+size_t pkt_chunk_head(uint8_t *p, uint32_t seq, size_t clen)
 {
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	int err;
+	size_t body = 1 + pbuf__varint_len(seq) + 2 + pbuf__varint_len(clen) + clen;
+	uint8_t *q = p;
 
-	td.has_uuid = 1;
-	td.uuid = PERFETTO_META_UUID;
-	td.name = PERFETTO_META_TRACK;
-	pkt.has_sequence_flags = 1;
-	pkt.sequence_flags = SEQ_CLEARED;
-	pkt.has_first_packet_on_sequence = pkt.first_packet_on_sequence = 1;
-	pkt.track_descriptor = &td;
-	w->meta.seq_id = PERFETTO_META_SEQ;
-	if ((err = pw_append_msg(w, &w->meta, &pkt)))
-		return err;
-	err = pw_write_all(w, w->meta.pending.p, w->meta.pending.len);
-	w->buffered -= w->meta.pending.len;
-	w->meta.pending.len = 0;
-	return err;
+	*q++ = 1 << 3 | PB_LEN;
+	q = pbuf__put_varint(q, body);
+	*q++ = TP_SEQ_ID << 3 | PB_VARINT;
+	q = pbuf__put_varint(q, seq);
+	q = pbuf__put_varint(q, (uint64_t)TP_COMPRESSED << 3 | PB_LEN);
+	q = pbuf__put_varint(q, clen);
+	return (size_t)(q - p);
 }

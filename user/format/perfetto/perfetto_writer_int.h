@@ -1,61 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /* perfetto_writer_int.h: the Perfetto writer's state, shared by its two
- * halves: perfetto_writer.c (the sink, the hand-encoded hot packets, the
- * chunked output) and perfetto_packets.c (the rare packets, built with
- * protobuf-c).  Not for use outside the writer. */
+ * files: perfetto_writer.c (the frame sink: functions, objects, elided
+ * calls, the end of the trace) drives perfetto_seq.c (one packet sequence
+ * per thread: what goes on it, its chunks, the output), and both have
+ * perfetto_packets.c encode.  Calls go that way only.  Not for use outside
+ * the writer. */
 #ifndef SLEDTRACE_PERFETTO_WRITER_INT_H
 #define SLEDTRACE_PERFETTO_WRITER_INT_H
 
 #include <libdeflate.h>
 
-#include "perfetto_trace.pb-c.h"
+#include "format/codec/pbuf.h"
+#include "format/perfetto/perfetto_packets.h"
 #include "format/perfetto/perfetto_writer.h"
 #include "util/u64map.h"
 
-#define CLOCK_BOOTTIME_ID 6
-#define CLOCK_SEQ_ID 64 /* per-sequence incremental clock, 1 ns units */
-#define SEQ_CLEARED 1
-#define SEQ_NEEDS 2
-
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
 struct pw_func {
-	char *name, *file; /* name NULL: never announced */
-	uint32_t name_len, file_len, line;
-	char *mangled; /* NULL when unknown */
-	int32_t obj;   /* index into objs, -1 when unknown */
-	uint64_t addr; /* 0 when unknown */
+	struct pkt_func pk;
 	/* Set until file and line are asked for (trace_function.locate). */
 	int (*locate)(void *ctx, uint64_t key, const char **file, uint32_t *line);
 	void *locate_ctx;
 	uint64_t locate_key;
 };
 
-/* An object functions live in: interned once per sequence as a Mapping. */
-/* Fills f->file and f->line from f->locate on first need; 0 or -ENOMEM. */
-int pw_locate(struct perfetto_writer *w, struct pw_func *f);
-
-struct pw_object {
-	char *path, *build_id;
-};
-
 /* One traced thread = one packet sequence. */
 struct pw_seq {
-	uint32_t pid, tid, seq_id;
+	uint32_t seq_id;
 	uint64_t objs_interned; /* bit per object index (< 64) sent here */
 	bool started;
-	uint64_t last_ts;   /* running value of the incremental clock */
-	struct buf pending; /* framed packets not yet written */
-	uint8_t *interned;  /* bit per fid: name (and location) sent here */
+	uint64_t last_ts;    /* running value of the incremental clock */
+	struct pbuf pending; /* framed packets not yet written */
+	uint8_t *interned;   /* bit per fid: name (and location) sent here */
 	size_t interned_bytes;
-};
-
-struct pw_elided {
-	uint32_t pid, tid, index, fid;
-	uint64_t calls, total_ns;
 };
 
 struct perfetto_writer {
@@ -68,11 +44,11 @@ struct perfetto_writer {
 	struct pw_seq **seqs; /* by thread index; NULL before its first use or after its end */
 	size_t nseqs;	      /* length of seqs */
 	uint32_t seq_ids;     /* sequences started so far */
-	struct pw_object *objs;
+	struct pkt_object *objs;
 	size_t nobjs;
 	struct u64map procs;	  /* process index + 1 -> 1 once described */
 	struct u64map elided_idx; /* thread index << 32 | fid -> index into elided */
-	struct pw_elided *elided;
+	struct pkt_elided *elided;
 	size_t nelided;
 	size_t buffered; /* sum of pending lengths */
 	uint64_t max_ts, capped;
@@ -84,20 +60,33 @@ struct perfetto_writer {
 	size_t zcap;
 };
 
-/* perfetto_writer.c */
-int pw_write_all(struct perfetto_writer *w, const void *p, size_t n);
-int pw_flush_seq(struct perfetto_writer *w, struct pw_seq *s, bool release);
-int pw_append_msg(struct perfetto_writer *w, struct pw_seq *s, Perfetto__Protos__TracePacket *pkt);
+/* perfetto_seq.c.  Each returns 0 or the writer's sticky error. */
+/* The sledtrace sequence's first packet, written through at once. */
+int pw_seq_header(struct perfetto_writer *w);
+/* th's sequence, NULL (w->err set) when out of memory. */
+struct pw_seq *pw_seq_get(struct perfetto_writer *w, const struct trace_thread *th);
+/* th's sequence, started and described (with its process) at ts; NULL
+ * on an error.  Inline: every event asks. */
+struct pw_seq *pw_seq_start(struct perfetto_writer *w, const struct trace_thread *th, uint64_t ts);
+static inline struct pw_seq *pw_seq_ready(struct perfetto_writer *w, const struct trace_thread *th,
+					  uint64_t ts)
+{
+	struct pw_seq *s = th->index < w->nseqs ? w->seqs[th->index] : NULL;
 
-/* perfetto_packets.c */
-int pw_start_seq(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th,
-		 uint64_t ts);
-int pw_describe_process(struct perfetto_writer *w, const struct trace_thread *th);
-int pw_describe_thread(struct perfetto_writer *w, struct pw_seq *s, const struct trace_thread *th);
-int pw_intern_identity(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid);
-int pw_write_elided(struct perfetto_writer *w, const struct pw_elided *e);
-int pw_write_gap(struct perfetto_writer *w, const struct trace_gap *g);
-int pw_write_stats(struct perfetto_writer *w);
-int pw_write_header(struct perfetto_writer *w);
+	return s && s->started ? s : pw_seq_start(w, th, ts);
+}
+void pw_seq_free(struct pw_seq *s);
+/* Whether fid's name and location went out on s already. */
+static inline bool pw_seq_knows(const struct pw_seq *s, uint32_t fid)
+{
+	return fid / 8 < s->interned_bytes && (s->interned[fid / 8] >> (fid % 8)) & 1;
+}
+/* A slice of fid begins on s at ts; fid's file and line must be final. */
+int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid, uint64_t ts);
+int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, bool inferred);
+/* Packets from `before` on were appended to s->pending. */
+int pw_seq_appended(struct perfetto_writer *w, struct pw_seq *s, size_t before);
+/* Writes out s's pending packets (release: and frees its buffer). */
+int pw_seq_flush(struct perfetto_writer *w, struct pw_seq *s, bool release);
 
 #endif
