@@ -154,7 +154,7 @@ static void write_trace(const char *path, bool plain, bool drop_cost)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 	assert_true(fd >= 0);
-	assert_int_equal(perfetto_writer__new(fd, &o, &w), 0);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), &o, &w), 0);
 	s.w = perfetto_writer__sink(w);
 	assert_non_null(fb = frame_builder__new(&sink));
 	for (size_t i = 0; i < 2; i++)

@@ -228,7 +228,7 @@ static int write_trace(const char *path, const struct perfetto_writer_opts *o)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 	assert_true(fd >= 0);
-	assert_int_equal(perfetto_writer__new(fd, o, &w), 0);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), o, &w), 0);
 	sink = perfetto_writer__sink(w);
 	generate(&sink);
 	assert_true(perfetto_writer__bytes(w) > 0);
@@ -464,7 +464,7 @@ static void test_reused_tid(void **state)
 
 	(void)state;
 	assert_true(fd >= 0 && got);
-	assert_int_equal(perfetto_writer__new(fd, NULL, &w), 0);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), NULL, &w), 0);
 	sink = perfetto_writer__sink(w);
 	assert_non_null(fb = frame_builder__new(&sink));
 	assert_int_equal(frame_builder__function(fb, &f1), 0);
@@ -537,7 +537,7 @@ static void test_lazy_locate(void **state)
 	(void)state;
 	memset(locate_calls, 0, sizeof(locate_calls));
 	assert_true(fd >= 0 && got);
-	assert_int_equal(perfetto_writer__new(fd, NULL, &w), 0);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), NULL, &w), 0);
 	sink = perfetto_writer__sink(w);
 	assert_non_null(fb = frame_builder__new(&sink));
 	for (int i = 0; i < 4; i++)
@@ -580,7 +580,7 @@ static void test_write_error(void **state)
 	(void)state;
 	if (fd < 0)
 		skip();
-	assert_int_equal(perfetto_writer__new(fd, NULL, &w), -ENOSPC);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), NULL, &w), -ENOSPC);
 	assert_null(w);
 	close(fd);
 }
@@ -597,7 +597,7 @@ static void test_speed(void **state)
 	const uint32_t n = 1000000;
 
 	(void)state;
-	assert_int_equal(perfetto_writer__new(fd, NULL, &w), 0);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), NULL, &w), 0);
 	sink = perfetto_writer__sink(w);
 	fb = frame_builder__new(&sink);
 	for (uint32_t id = 1; id <= 64; id++) {

@@ -236,7 +236,7 @@ static int open_output(struct record *r)
 	int ret;
 
 	if (!output_file__discards(&r->out)) {
-		ret = perfetto_writer__new(r->out.fd, &po, &r->pw);
+		ret = perfetto_writer__new(byte_sink__fd(r->out.fd), &po, &r->pw);
 		if (ret)
 			return record__fail(ret, "cannot start the trace writer: %s",
 					    strerror(-ret));

@@ -10,11 +10,10 @@
 #include <string.h>
 
 #include "format/perfetto/perfetto_writer_int.h"
-#include "util/fd_io.h"
 
 static int write_out(struct perfetto_writer *w, const void *p, size_t n)
 {
-	int err = fd_io__write_all(w->fd, p, n);
+	int err = byte_sink__write(&w->out, p, n);
 
 	if (err)
 		return w->err = err;

@@ -282,15 +282,15 @@ uint64_t perfetto_writer__bytes(const struct perfetto_writer *w)
 	return w->bytes;
 }
 
-int perfetto_writer__new(int fd, const struct perfetto_writer_opts *opts,
-			 struct perfetto_writer **out)
+int perfetto_writer__new(struct byte_sink out, const struct perfetto_writer_opts *opts,
+			 struct perfetto_writer **wp)
 {
 	struct perfetto_writer *w = calloc(1, sizeof(*w));
 	int err;
 
 	if (!w)
 		return -ENOMEM;
-	w->fd = fd;
+	w->out = out;
 	if (opts)
 		w->o = *opts;
 	if (!w->o.chunk_bytes)
@@ -308,7 +308,7 @@ int perfetto_writer__new(int fd, const struct perfetto_writer_opts *opts,
 		perfetto_writer__free(w);
 		return err;
 	}
-	*out = w;
+	*wp = w;
 	return 0;
 }
 

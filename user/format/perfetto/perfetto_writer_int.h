@@ -35,7 +35,7 @@ struct pw_seq {
 };
 
 struct perfetto_writer {
-	int fd;
+	struct byte_sink out;
 	int err; /* first error, sticky */
 	struct perfetto_writer_opts o;
 	uint64_t bytes;
