@@ -233,7 +233,7 @@ static int copy_gz(const char *in, FILE *out)
 
 	if (!src)
 		return errno ? -errno : -ENOMEM;
-	ret = gzout__new(out, 6, &gz);
+	ret = gzout__new(byte_sink__file(out), 6, &gz);
 	while (!ret && (n = gzread(src, buf, sizeof(buf))) > 0)
 		ret = gzout__write(gz, buf, (size_t)n);
 	if (!ret && n < 0)

@@ -285,7 +285,7 @@ int pprof__write(const struct calltree *ct, FILE *f)
 		strtab__free(p.strs);
 		return -ENOMEM;
 	}
-	err = gzout__new(f, 6, &p.gz);
+	err = gzout__new(byte_sink__file(f), 6, &p.gz);
 	if (!err)
 		err = write_all(&p);
 	gzout__free(p.gz);

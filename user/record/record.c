@@ -233,10 +233,13 @@ static int open_output(struct record *r)
 {
 	struct perfetto_writer_opts po = { 0 };
 	struct frame_sink sink = { &null_ops, NULL };
+	struct byte_sink out;
 	int ret;
 
 	if (!output_file__discards(&r->out)) {
-		ret = perfetto_writer__new(byte_sink__fd(r->out.fd), &po, &r->pw);
+		ret = record__trace_sink(r, &out);
+		if (!ret)
+			ret = perfetto_writer__new(out, &po, &r->pw);
 		if (ret)
 			return record__fail(ret, "cannot start the trace writer: %s",
 					    strerror(-ret));
@@ -416,6 +419,7 @@ void record__free(struct record *r)
 	frame_builder__free(r->fb);
 	frame_filter__free(r->ff);
 	perfetto_writer__free(r->pw);
+	gzout__free(r->gz);
 	record__detach(r);
 	bpf_link__destroy(r->exit_link);
 	if (r->skel)

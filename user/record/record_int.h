@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format/codec/gzout.h"
 #include "format/perfetto/perfetto_writer.h"
 #include "model/frame_filter.h"
 #include "model/frames.h"
@@ -52,6 +53,7 @@ struct record {
 	enum xray_runtime runtime; /* the command's own XRay runtime */
 	struct object_plan plan;   /* summed over objects */
 	struct output_file out;
+	struct gzout *gz; /* -o NAME.gz: the stream between pw and out */
 	struct perfetto_writer *pw;
 	struct frame_filter *ff;
 	struct frame_builder *fb;
@@ -92,5 +94,8 @@ int record__watch_exits(struct record *r);
 int record__hook_processes(struct record *r);
 /* Removes every probe and the mapping hook. */
 void record__detach(struct record *r);
+/* Where the trace writer writes (record_run.c): r->out, through a gzip
+ * stream (r->gz) when -o names a .gz file.  0 or a negative errno. */
+int record__trace_sink(struct record *r, struct byte_sink *out);
 
 #endif

@@ -2,7 +2,6 @@
 /* record_run.c: the running part of a recording (record.h): the event
  * loop, stopping, detaching and finishing the trace. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +16,6 @@
 #include <bpf/libbpf.h>
 
 #include "record/record_int.h"
-#include "format/codec/gzout.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
 
@@ -322,13 +320,12 @@ static void warn_runtime(const struct record *r, const struct record_summary *su
 			r->path);
 }
 
-static int gzip_fd(FILE *f, void *ctx)
-{
-	return gzout__copy_fd(*(const int *)ctx, f);
-}
+/* -o NAME.gz: the trace is gzip'd as it is written, into the same atomic
+ * output a plain trace goes to.  Its chunks are deflated already: a gzip
+ * level that compresses would spend as much CPU as the writer itself, in
+ * the event loop, to save about 1%, so the gzip layer stores them. */
+#define RECORD_GZIP_LEVEL 0
 
-/* -o NAME.gz: the trace was written plainly (the writer streams to a file
- * descriptor); it is gzip'd into NAME.gz and the plain copy dropped. */
 static bool wants_gzip(const char *out)
 {
 	size_t n = strlen(out);
@@ -336,26 +333,32 @@ static bool wants_gzip(const char *out)
 	return n >= 4 && !strcmp(out + n - 3, ".gz");
 }
 
+int record__trace_sink(struct record *r, struct byte_sink *out)
+{
+	int ret;
+
+	*out = byte_sink__fd(r->out.fd);
+	if (!wants_gzip(r->opts->output))
+		return 0;
+	if ((ret = gzout__new(*out, RECORD_GZIP_LEVEL, &r->gz)))
+		return ret;
+	*out = gzout__sink(r->gz);
+	/* The gzip header now: an output that takes no bytes fails here,
+	 * before the command runs, as a plain trace's header would. */
+	return gzout__flush(r->gz);
+}
+
+/* The gzip trailer, then the file gets its name; on an error the unnamed
+ * file is dropped with the rest (record__free). */
 static int commit(struct record *r, char *err, size_t errlen)
 {
-	const char *out = r->opts->output;
-	char self[64];
-	int ret, fd;
+	int ret = r->gz ? gzout__finish(r->gz) : 0;
 
-	if (!wants_gzip(out) || r->out.kind != OUTPUT_ATOMIC)
-		return output_file__commit(&r->out, err, errlen);
-	/* the plain copy is write-only (and may have no name): reopen it */
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", r->out.fd);
-	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot read back the trace for %s: %s", out,
-			 strerror(errno));
-	} else {
-		ret = output_file__write_stream(out, gzip_fd, &fd, err, errlen);
-		close(fd);
+	if (ret) {
+		snprintf(err, errlen, "cannot write %s: %s", r->out.path, strerror(-ret));
+		return ret;
 	}
-	output_file__abort(&r->out);
-	return ret;
+	return output_file__commit(&r->out, err, errlen);
 }
 
 /* coverage__read_bpf's view of the objects: kernel file ids (MKDEV
@@ -441,7 +444,7 @@ int record__finish(struct record *r)
 	sum.functions_hit = collector__functions_hit(r->col);
 	sum.functions_attached = r->plan.functions;
 	sum.drops = st.ringbuf_drops;
-	sum.bytes = r->pw ? perfetto_writer__bytes(r->pw) : 0;
+	sum.bytes = r->gz ? gzout__bytes(r->gz) : r->pw ? perfetto_writer__bytes(r->pw) : 0;
 	sum.discarded = !r->pw;
 	sum.inferred = st.inferred_exits;
 	sum.unmatched = st.unmatched_exits;
