@@ -1,6 +1,17 @@
 // SPDX-License-Identifier: MIT
-/* perfetto_cost.c: see perfetto_cost.h.  The first read interprets
- * nothing: the outer packets are only framed (through zlib, which reads a
+/* perfetto_cost.c: a trace file read for a sink (perfetto_reader__read,
+ * perfetto_reader.h): once, by perfetto_reader.c, or twice when the sink
+ * needs the trace's probe cost before the calls (frame_sink_ops.probe_cost:
+ * compensation per call).  The cost is in the stats, which a trace ends
+ * with, so the first read is of its last packet only (the stats the writer
+ * flushes last), then the whole.  A trace whose stats lack the cost (an
+ * older sledtrace's) or whose last packet holds none (cut short) is read
+ * whole the first time, the way its calls calibrate the cost
+ * (model/frames.c), or to fail as a plain read fails.  Standard input is
+ * copied to an unnamed temporary file first, so that it can be read
+ * twice.  perfetto_reader.c calls nothing here.
+ *
+ * The first read interprets nothing: the outer packets are only framed (through zlib, which reads a
  * plain file as is and a gzip'd one inflated), and only the last one is
  * unpacked.  Next to a report of a 10 MiB trace (3M calls, 0.45 s of CPU
  * in the release build) it is within the noise; a gzip'd trace must be
@@ -16,7 +27,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "format/perfetto/perfetto_cost.h"
 #include "format/perfetto/perfetto_reader.h"
 #include "format/perfetto/perfetto_writer.h"
 #include "model/trace_stats.h"
@@ -234,8 +244,10 @@ static int rereadable(int *fd, const char *name, char *err, size_t errlen)
 	return 0;
 }
 
-int perfetto_cost__read(int fd, const char *name, const struct frame_sink *sink, char *err,
-			size_t errlen)
+/* As perfetto_reader__read_fd (fd is closed), with sink->ops->probe_cost
+ * called before anything else. */
+static int read_twice(int fd, const char *name, const struct frame_sink *sink, char *err,
+		      size_t errlen)
 {
 	uint64_t cost = 0;
 	int rc = rereadable(&fd, name, err, errlen);
@@ -252,5 +264,21 @@ int perfetto_cost__read(int fd, const char *name, const struct frame_sink *sink,
 		close(fd);
 		return rc;
 	}
+	return perfetto_reader__read_fd(fd, name, sink, err, errlen);
+}
+
+int perfetto_reader__read(const char *path, const struct frame_sink *sink, char *err, size_t errlen)
+{
+	/* "-" is standard input, read as a stream like any pipe. */
+	bool in = !strcmp(path, "-");
+	const char *name = in ? "standard input" : path;
+	int fd = in ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", name, strerror(errno));
+		return -errno;
+	}
+	if (sink->ops->probe_cost)
+		return read_twice(fd, name, sink, err, errlen);
 	return perfetto_reader__read_fd(fd, name, sink, err, errlen);
 }

@@ -5,7 +5,6 @@
  * rules.  Framing, inflating and unpacking are here; what a packet means
  * is perfetto_interp.c's. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,7 +15,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "format/perfetto/perfetto_cost.h"
 #include "format/perfetto/perfetto_interp.h"
 #include "format/perfetto/perfetto_reader.h"
 #include "perfetto_trace.pb-c.h"
@@ -553,20 +551,4 @@ int perfetto_reader__read_fd(int fd, const char *name, const struct frame_sink *
 		rc = read_all(r);
 	reader_free(r);
 	return rc;
-}
-
-int perfetto_reader__read(const char *path, const struct frame_sink *sink, char *err, size_t errlen)
-{
-	/* "-" is standard input, read as a stream like any pipe. */
-	bool in = !strcmp(path, "-");
-	const char *name = in ? "standard input" : path;
-	int fd = in ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", name, strerror(errno));
-		return -errno;
-	}
-	if (sink->ops->probe_cost)
-		return perfetto_cost__read(fd, name, sink, err, errlen);
-	return perfetto_reader__read_fd(fd, name, sink, err, errlen);
 }

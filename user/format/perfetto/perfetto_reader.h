@@ -20,7 +20,9 @@
 /* path "-" reads standard input.  Returns 0, or a negative errno with one line (no newline) in err:
  * "PATH: truncated at byte N", "PATH: corrupt packet at byte N", ...
  * Errors from the sink are passed back the same way.  A sink with a
- * probe_cost op is handed the trace's probe cost first (perfetto_cost.h). */
+ * probe_cost op is handed the trace's probe cost first: the file is read
+ * twice (perfetto_cost.c, which has this function and calls the one below;
+ * perfetto_reader.c calls nothing back). */
 int perfetto_reader__read(const char *path, const struct frame_sink *sink, char *err,
 			  size_t errlen);
 /* The same from an open descriptor, which it closes; name stands for it in
