@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
-/* sledtrace.bpf.c: the kernel side.  One program per probe kind pushes a
- * 32-byte struct sled_event into one ring buffer; the cookie set at attach
+/* sledtrace.bpf.c: the kernel side.  One program for sleds and one for
+ * returns push a 32-byte struct sled_call into one ring buffer; the cookie set at attach
  * time says which object, function and sled kind fired. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "arch.h"
 #include "sledtrace.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -34,7 +35,7 @@ __u64 hold_seq = 0;
 #define VM_EXEC 0x4
 #define SIGSTOP 19
 #define SIGCONT 18
-#define __NR_MMAP 9 /* x86-64 */
+#define ENOENT 2
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -121,40 +122,52 @@ static __always_inline long wakeup_flag(void)
 									     : BPF_RB_NO_WAKEUP;
 }
 
-/* One event of thread id (tgid << 32 | tid); a full ring counts in
- * lost_ctr: call events, control notices and so on are counted apart. */
-static __always_inline void emit_event(__u64 id, __u64 cookie, __u64 sp, __u32 lost_ctr)
+/* The first emitter: one 32-byte call record per probe hit, of the
+ * current thread.  slot: the frame's return-address slot. */
+static __always_inline int emit_call(struct pt_regs *ctx, __u64 slot)
 {
-	struct sled_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct sled_call *c;
 
-	if (!e) {
-		count(lost_ctr, 1);
-		return;
+	/* With one process the links filter by pid; with several, here. */
+	if (no_events || (filter_tgids && !bpf_map_lookup_elem(&traced, &tgid)))
+		return 0;
+	c = bpf_ringbuf_reserve(&events, sizeof(*c), 0);
+	if (!c) {
+		count(SLED_CTR_DROPS, 1);
+		return 0;
 	}
-	e->ts = bpf_ktime_get_boot_ns();
-	e->tgid = id >> 32;
-	e->tid = (__u32)id;
-	e->cookie = cookie;
-	e->sp = sp;
-	bpf_ringbuf_submit(e, wakeup_flag());
-}
-
-/* id: bpf_get_current_pid_tgid(), which the caller has already asked for. */
-static __always_inline int push_as(__u64 id, __u64 cookie, __u64 sp)
-{
-	emit_event(id, cookie, sp, SLED_CTR_DROPS);
+	c->h.ts = bpf_ktime_get_boot_ns();
+	c->h.tgid = tgid;
+	c->h.tid = (__u32)id;
+	c->h.tag = bpf_get_attach_cookie(ctx);
+	c->slot = slot;
+	bpf_ringbuf_submit(c, wakeup_flag());
 	return 0;
 }
 
-static __always_inline int push(__u64 cookie, __u64 sp)
+/* The second emitter: a notice of `kind`, `size` bytes, about thread
+ * (tgid, tid), its header filled; the caller fills the rest and submits
+ * with send().  A full ring counts in lost_ctr (NULL then). */
+static __always_inline void *notice(__u32 kind, __u32 size, __u32 tgid, __u32 tid, __u32 lost_ctr)
 {
-	return push_as(bpf_get_current_pid_tgid(), cookie, sp);
+	struct sled_head *h = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!h) {
+		count(lost_ctr, 1);
+		return NULL;
+	}
+	h->ts = bpf_ktime_get_boot_ns();
+	h->tgid = tgid;
+	h->tid = tid;
+	h->tag = SLED_TAG(kind);
+	return h;
 }
 
-/* Fork and exec notices: lost ones are counted apart from call events. */
-static __always_inline void push_control(__u64 cookie, __u64 sp)
+static __always_inline void send(void *notice)
 {
-	emit_event(bpf_get_current_pid_tgid(), cookie, sp, SLED_CTR_LOST_CONTROL);
+	bpf_ringbuf_submit(notice, wakeup_flag());
 }
 
 /* argv of the current process, as exec left it on the new stack (present:
@@ -171,73 +184,45 @@ static __always_inline void read_args(struct sled_ident *id)
 	len = BPF_CORE_READ(mm, arg_end) - start;
 	if (len > SLED_ARGS_MAX) {
 		len = SLED_ARGS_MAX;
-		id->e.sp |= SLED_IDENT_TRUNCATED;
+		id->flags |= SLED_IDENT_TRUNCATED;
 	}
 	if (len && !bpf_probe_read_user(id->args, len, (const void *)start)) {
 		id->args_len = len;
-		id->e.sp |= SLED_IDENT_ARGS;
+		id->flags |= SLED_IDENT_ARGS;
 	}
 }
 
 /* A thread's name (kcomm, a kernel string; NULL: the current thread's),
  * with its process's argv when args. */
-static __always_inline void push_ident(__u32 tgid, __u32 tid, const char *kcomm, bool args)
+static __always_inline void send_ident(__u32 tgid, __u32 tid, const char *kcomm, bool args)
 {
-	struct sled_ident *id = bpf_ringbuf_reserve(&events, sizeof(*id), 0);
+	struct sled_ident *id = notice(SLED_KIND_IDENT, sizeof(*id), tgid, tid,
+				       SLED_CTR_LOST_IDENT);
 
-	if (!id) {
-		count(SLED_CTR_LOST_IDENT, 1);
+	if (!id)
 		return;
-	}
-	id->e.ts = bpf_ktime_get_boot_ns();
-	id->e.tgid = tgid;
-	id->e.tid = tid;
-	id->e.cookie = SLED_COOKIE(SLED_KIND_IDENT, 0, 0);
-	id->e.sp = 0;
+	id->flags = 0;
 	id->args_len = 0;
-	id->pad = 0;
 	if (kcomm)
 		bpf_probe_read_kernel_str(id->comm, sizeof(id->comm), kcomm);
 	else
 		bpf_get_current_comm(id->comm, sizeof(id->comm));
 	if (args)
 		read_args(id);
-	bpf_ringbuf_submit(id, wakeup_flag());
+	send(id);
 }
 
-static __always_inline int emit(struct pt_regs *ctx)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-
-	/* With one process the links filter by pid; with several, here. */
-	if (no_events || (filter_tgids && !bpf_map_lookup_elem(&traced, &tgid)))
-		return 0;
-	return push_as(id, bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx));
-}
-
+/* Entry, exit and tail sleds: the cookie tells them apart. */
 SEC("uprobe")
-int on_entry(struct pt_regs *ctx)
+int on_sled(struct pt_regs *ctx)
 {
-	return emit(ctx);
-}
-
-SEC("uprobe")
-int on_exit(struct pt_regs *ctx)
-{
-	return emit(ctx);
-}
-
-SEC("uprobe")
-int on_tail(struct pt_regs *ctx)
-{
-	return emit(ctx);
+	return emit_call(ctx, PT_REGS_SP(ctx));
 }
 
 SEC("uretprobe")
 int on_ret(struct pt_regs *ctx)
 {
-	return emit(ctx);
+	return emit_call(ctx, ARCH_RET_SLOT(PT_REGS_SP(ctx)));
 }
 
 /* The process-scope programs are raw tracepoints that read kernel fields
@@ -270,26 +255,23 @@ static __always_inline int hold_as(__u32 tgid, const struct sled_file_id *id, __
 {
 	static const struct sled_file_id no_file;
 	__u64 seq = __sync_fetch_and_add(&hold_seq, 1) + 1;
-	struct sled_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct sled_mapped *m = notice(SLED_KIND_MAPPED, sizeof(*m), tgid,
+				       (__u32)bpf_get_current_pid_tgid(), SLED_CTR_UNHELD);
 
-	if (!e) {
-		count(SLED_CTR_UNHELD, 1);
+	if (!m) {
 		note_gap(tgid, SLED_GAP_UNHELD, id);
 		return 0;
 	}
 	bpf_map_update_elem(&held, &tgid, id ? id : &no_file, BPF_ANY);
 	if (bpf_send_signal_thread(SIGSTOP)) {
 		bpf_map_delete_elem(&held, &tgid);
-		bpf_ringbuf_discard(e, 0);
+		bpf_ringbuf_discard(m, 0);
 		note_gap(tgid, SLED_GAP_UNHELD, id);
 		return 0;
 	}
-	e->ts = bpf_ktime_get_boot_ns();
-	e->tgid = tgid;
-	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->cookie = SLED_COOKIE(SLED_KIND_MAPPED, 0, (__u32)seq);
-	e->sp = addr;
-	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	m->addr = addr;
+	m->hold = seq;
+	bpf_ringbuf_submit(m, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
@@ -303,10 +285,12 @@ static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64
 }
 
 /* A thread of a traced process is inside mmap(2) of a file not known
- * (from the syscall's entry to its exit, where the hold is taken).  A
- * fork by another thread in that window copies the new mapping into a
- * child the hold does not stop: on_fork notes that child as a gap.
- * Per thread (tid -> 1) and per process (tgid -> how many, which file). */
+ * with PROT_EXEC (from the syscall's entry to its exit, where the hold is
+ * taken).  Per thread (tid -> the file, read from the descriptor at the
+ * entry: the exit then needs no lookup that could fail) and per process
+ * (tgid -> how many, which file: a fork by another thread in that window
+ * copies the new mapping into a child the hold does not stop, and on_fork
+ * notes that child as a gap). */
 struct inflight {
 	__u32 n;
 	__u32 pad;
@@ -318,7 +302,7 @@ struct {
 	__uint(max_entries, 65536);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct sled_file_id);
 } inflight_threads SEC(".maps");
 
 struct {
@@ -332,9 +316,8 @@ struct {
 static __always_inline void inflight_begin(__u32 tgid, __u32 tid, const struct sled_file_id *id)
 {
 	struct inflight zero = {}, *in;
-	__u32 one = 1;
 
-	if (bpf_map_update_elem(&inflight_threads, &tid, &one, BPF_NOEXIST))
+	if (bpf_map_update_elem(&inflight_threads, &tid, id, BPF_NOEXIST))
 		return;
 	bpf_map_update_elem(&inflight, &tgid, &zero, BPF_NOEXIST);
 	in = bpf_map_lookup_elem(&inflight, &tgid);
@@ -387,6 +370,7 @@ SEC("raw_tp/sched_process_exit")
 int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct sled_thread_exit *e;
 
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
@@ -398,7 +382,14 @@ int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 	}
 	if (no_events)
 		return 0;
-	return push(SLED_COOKIE(SLED_KIND_THREAD_EXIT, 0, 0), group_dead); /* sp: the last one */
+	e = notice(SLED_KIND_THREAD_EXIT, sizeof(*e), tgid, (__u32)bpf_get_current_pid_tgid(),
+		   SLED_CTR_DROPS);
+	if (e) {
+		e->process_ended = group_dead;
+		e->pad = 0;
+		send(e);
+	}
+	return 0;
 }
 
 /* Runs in the parent: a new process of a traced one is traced from its
@@ -406,6 +397,7 @@ int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
+	struct sled_fork *f;
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1;
 	__u32 ctgid = BPF_CORE_READ(child, tgid), cpid = BPF_CORE_READ(child, pid);
 
@@ -415,7 +407,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	 * copy): it may be gone before the collector could read /proc. */
 	if (cpid != ctgid) {
 		if (!no_events)
-			push_ident(ctgid, cpid, NULL, false);
+			send_ident(ctgid, cpid, NULL, false);
 		return 0;
 	}
 	if (!follow)
@@ -427,18 +419,27 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	check_fork(tgid, ctgid);
 	if (no_events)
 		return 0;
-	push_ident(ctgid, cpid, NULL, false);
-	/* The child's event; sp: the forking thread, tgid << 32 | tid. */
-	emit_event((__u64)ctgid << 32 | cpid, SLED_COOKIE(SLED_KIND_FORK, 0, 0),
-		   bpf_get_current_pid_tgid(), SLED_CTR_LOST_CONTROL);
+	send_ident(ctgid, cpid, NULL, false);
+	f = notice(SLED_KIND_FORK, sizeof(*f), ctgid, cpid, SLED_CTR_LOST_CONTROL);
+	if (f) {
+		f->parent_tgid = tgid;
+		f->parent_tid = (__u32)bpf_get_current_pid_tgid();
+		send(f);
+	}
 	return 0;
 }
 
+/* The file of the new mapping at ret, from the mapping itself.
+ * bpf_find_vma only tries the mm's lock, and an attach that is putting
+ * breakpoints into this very process holds it: a file that cannot be
+ * read is held all the same, unnamed (the collector reads the maps). */
 static __always_inline int hold_mapping(__u32 tgid, long ret)
 {
-	struct sled_file_id id = {};
+	struct sled_file_id id = {}, unknown = {};
+	long err = bpf_find_vma(bpf_get_current_task_btf(), (__u64)ret, file_of_vma, &id, 0);
 
-	bpf_find_vma(bpf_get_current_task_btf(), (__u64)ret, file_of_vma, &id, 0);
+	if (err && err != -ENOENT)
+		return holds_off ? 0 : hold_as(tgid, &unknown, (__u64)ret);
 	return hold(tgid, &id, (__u64)ret);
 }
 
@@ -512,12 +513,20 @@ int on_mmap_exit(struct sys_exit_record *ctx)
 	__u32 tgid = pid_tgid >> 32;
 	long ret = ctx->ret;
 
+	__u32 tid = (__u32)pid_tgid;
+	struct sled_file_id *file;
+
 	if (!hold_mappings || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
-	/* mmap returns a page-aligned address or an error. */
-	if (!(ret & 0xfff))
+	/* A mapping the entry marked needs no lookup; any other is looked up
+	 * (the entry hook may be missing, or attached while this mmap ran).
+	 * mmap returns a page-aligned address or an error. */
+	file = bpf_map_lookup_elem(&inflight_threads, &tid);
+	if (!(ret & 0xfff) && file)
+		hold(tgid, file, (__u64)ret);
+	else if (!(ret & 0xfff))
 		hold_mapping(tgid, ret);
-	inflight_end(tgid, (__u32)pid_tgid);
+	inflight_end(tgid, tid);
 	return 0;
 }
 
@@ -532,7 +541,7 @@ int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 
 	if (!hold_mappings || (ret & 0xfff))
 		return 0;
-	if (BPF_CORE_READ(regs, orig_ax) != __NR_MMAP || !(BPF_CORE_READ(regs, dx) & PROT_EXEC))
+	if (ARCH_SYSCALL_NR(regs) != ARCH_NR_MMAP || !(ARCH_SYSCALL_ARG3(regs) & PROT_EXEC))
 		return 0;
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	if (!bpf_map_lookup_elem(&traced, &tgid))
@@ -548,13 +557,17 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	struct sled_file_id id = {};
 	struct inode *inode = BPF_CORE_READ(bprm, file, f_inode);
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, tid = (__u32)bpf_get_current_pid_tgid();
 
 	if (!inode || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
 	if (!no_events) {
-		push_control(SLED_COOKIE(SLED_KIND_EXEC, 0, 0), 0);
-		push_ident(tgid, (__u32)bpf_get_current_pid_tgid(), NULL, true);
+		struct sled_head *h = notice(SLED_KIND_EXEC, sizeof(*h), tgid, tid,
+					     SLED_CTR_LOST_CONTROL);
+
+		if (h)
+			send(h);
+		send_ident(tgid, tid, NULL, true);
 	}
 	if (!hold_mappings)
 		return 0;
@@ -592,6 +605,6 @@ int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
 
 	if (no_events || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
-	push_ident(tgid, BPF_CORE_READ(task, pid), comm, false);
+	send_ident(tgid, BPF_CORE_READ(task, pid), comm, false);
 	return 0;
 }

@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* fuzz_perfetto_reader.c: libFuzzer target for the Perfetto reader.  Every
  * input is written to a memfd and read back through /proc/self/fd with a
- * sink that accepts everything; the reader must fail cleanly, never crash.
+ * sink that accepts everything, then with one that asks for the probe cost
+ * first (perfetto_cost.c frames the input and unpacks its last packet);
+ * the reader must fail cleanly, never crash.
  *
- * Build and run (from the repo root, after `meson compile -C build`, which
- * generates build/proto/perfetto_trace.pb-c.[ch]):
- *   clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
- *     -Iuser -Ibuild/proto fuzz/fuzz_perfetto_reader.c user/perfetto_reader.c \
- *     user/perfetto_interp.c user/perfetto_writer.c user/perfetto_packets.c \
- *     user/frames.c build/proto/perfetto_trace.pb-c.c \
- *     -lprotobuf-c -lz -o build/fuzz_perfetto_reader
- *   build/fuzz_perfetto_reader -max_total_time=30 -rss_limit_mb=2048 CORPUS_DIR
+ * Built by fuzz/meson.build against the core library (the same sources as
+ * sledtrace); run it as the 'fuzz' suite does:
+ *   build/fuzz/fuzz_perfetto_reader -max_total_time=30 -rss_limit_mb=2048 CORPUS_DIR
  * A trace written by the unit test (or `sledtrace record`) is a good seed. */
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "format/perfetto_reader.h"
+#include "format/perfetto/perfetto_reader.h"
 
 static int nop_fn(void *ctx, const struct trace_function *fn)
 {
@@ -73,13 +70,30 @@ static int nop_finish(void *ctx)
 	return 0;
 }
 
+static int nop_cost(void *ctx, uint64_t cost)
+{
+	(void)ctx;
+	(void)cost;
+	return 0;
+}
+
 static const struct frame_sink_ops nop_ops = {
 	nop_fn, nop_th, nop_enter, nop_leave, nop_elided, nop_stats, nop_finish,
+};
+static const struct frame_sink_ops cost_ops = {
+	.function = nop_fn,
+	.thread = nop_th,
+	.enter = nop_enter,
+	.leave = nop_leave,
+	.elided = nop_elided,
+	.stats = nop_stats,
+	.finish = nop_finish,
+	.probe_cost = nop_cost,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct frame_sink sink = { &nop_ops, NULL };
+	struct frame_sink sink = { &nop_ops, NULL }, asking = { &cost_ops, NULL };
 	char path[64], err[256];
 	int fd = memfd_create("fuzz-trace", MFD_CLOEXEC);
 
@@ -88,6 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write(fd, data, size) == (ssize_t)size) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		perfetto_reader__read(path, &sink, err, sizeof(err));
+		perfetto_reader__read(path, &asking, err, sizeof(err));
 	}
 	close(fd);
 	return 0;

@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_counts  # noqa: E402
-from check_hold import state, wait_for  # noqa: E402
+from check_hold import hold_frozen, wait_for  # noqa: E402
 
 BEFORE_DLOPEN = {"main", "m_work", "a_entry", "a_leaf"}
 STOP_WAIT_MS = 300
@@ -42,12 +42,7 @@ def record(sledtrace, fixture, lib, tmp, strict):
         rec = subprocess.Popen(argv + ["--", fixture, lib, "wait", "wait"], stdout=out,
                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
                                env=env)
-    wait_for(lambda: "WAITING" in open(out_path).read(), 30, "the fixture to wait")
-    target = int(subprocess.run(["pgrep", "-P", str(rec.pid), "-x", "solib_main"],
-                                capture_output=True, text=True).stdout.split()[0])
-    rec.send_signal(signal.SIGSTOP)
-    os.kill(target, signal.SIGUSR1)
-    wait_for(lambda: state(target) == "T", 10, "the fixture to be held at its dlopen")
+    target = hold_frozen(rec, out_path)
     os.kill(target, signal.SIGCONT)  # not sledtrace's resume: the window
     wait_for(lambda: "DONE" in open(out_path).read(), 10, "the fixture to run the library")
     rec.send_signal(signal.SIGCONT)

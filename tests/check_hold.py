@@ -37,6 +37,18 @@ def wait_for(pred, seconds, what):
     sys.exit("timed out waiting for " + what)
 
 
+def hold_frozen(rec, out_path):
+    """The fixture under record `rec` waits before its dlopen: freeze
+    sledtrace, release the fixture, and return its pid once it is held."""
+    wait_for(lambda: "WAITING" in open(out_path).read(), 30, "the fixture to wait")
+    target = int(subprocess.run(["pgrep", "-P", str(rec.pid), "-x", "solib_main"],
+                                capture_output=True, text=True).stdout.split()[0])
+    rec.send_signal(signal.SIGSTOP)
+    os.kill(target, signal.SIGUSR1)
+    wait_for(lambda: state(target) == "T", 10, "the fixture to be held at its dlopen")
+    return target
+
+
 def main():
     sledtrace, fixture, lib = (os.path.abspath(a) for a in sys.argv[1:4])
     libc = ctypes.CDLL(None, use_errno=True)
@@ -49,12 +61,7 @@ def main():
         with open(out_path, "w") as out:
             rec = subprocess.Popen([sledtrace, "record", "-q", "-o", trace, "--", fixture, lib,
                                     "wait"], stdout=out, stdin=subprocess.DEVNULL)
-        wait_for(lambda: "WAITING" in open(out_path).read(), 30, "the fixture to wait")
-        target = int(subprocess.run(["pgrep", "-P", str(rec.pid), "-x", "solib_main"],
-                                    capture_output=True, text=True).stdout.split()[0])
-        rec.send_signal(signal.SIGSTOP)
-        os.kill(target, signal.SIGUSR1)
-        wait_for(lambda: state(target) == "T", 10, "the fixture to be held at its dlopen")
+        target = hold_frozen(rec, out_path)
         time.sleep(0.2)
         fail = []
         if state(target) != "T":

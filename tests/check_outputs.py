@@ -16,13 +16,18 @@ mknod (never the system's own /dev nodes):
   a symlink to a device is written through; a dangling symlink is refused;
 - a directory, a missing directory, a block device and (as user nobody) a
   directory it cannot write: one `sledtrace: ` line, exit 1, nothing run,
-  nothing created.
+  nothing created;
+- record -o NAME.gz under the same rules, gzip from the first byte: an
+  existing file replaced atomically, nothing else left in its directory, a
+  symlink's target written, a FIFO streamed gzip'd, a full-like device one
+  error line before the command runs.
 
 Usage: check_outputs.py --sledtrace PATH --fixture CALLTREE --command CMD
 Python 3 standard library only.
 """
 
 import argparse
+import gzip
 import os
 import shutil
 import socket
@@ -297,10 +302,68 @@ def case_refused(ctx):
         raise CheckFailed("an unwritable directory: files were created")
 
 
+def gunzipped(data, what):
+    if data[:2] != b"\x1f\x8b":
+        raise CheckFailed("%s: not gzip (starts %r)" % (what, data[:4]))
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError) as e:
+        raise CheckFailed("%s: not a complete gzip stream: %s" % (what, e))
+
+
+def case_gzip(ctx):
+    if ctx.command != "record":
+        print("  (record only: the other commands choose gzip by format, not by name)")
+        return
+    old = os.path.join(ctx.work, "old.gz")
+    with open(old, "w") as f:
+        f.write("old contents\n")
+    ino = os.stat(old).st_ino
+    expect_ok(ctx, old, "existing .gz file")
+    ctx.check_content(gunzipped(open(old, "rb").read(), "existing .gz file"),
+                      "existing .gz file")
+    if os.stat(old).st_ino == ino:
+        raise CheckFailed("existing .gz file: rewritten in place, not replaced atomically")
+    if sorted(os.listdir(ctx.work)) != ["old.gz"]:
+        raise CheckFailed(".gz: other files were left: %r" % os.listdir(ctx.work))
+    target = os.path.join(ctx.work, "target.gz")
+    with open(target, "w") as f:
+        f.write("old\n")
+    link = os.path.join(ctx.work, "link.gz")
+    os.symlink("target.gz", link)
+    expect_ok(ctx, link, "symlink to a .gz file")
+    if not os.path.islink(link) or os.readlink(link) != "target.gz":
+        raise CheckFailed("symlink to a .gz file: the link was replaced")
+    ctx.check_content(gunzipped(open(target, "rb").read(), "symlink's .gz target"),
+                      "symlink's .gz target")
+    fifo = os.path.join(ctx.work, "fifo.gz")
+    os.mkfifo(fifo)
+    before = os.lstat(fifo)
+    chunks = []
+    t = threading.Thread(target=lambda: read_all_into(chunks, open(fifo, "rb")))
+    t.start()
+    expect_ok(ctx, fifo, "FIFO named .gz")
+    t.join(60)
+    same_node(fifo, before, "FIFO named .gz")
+    ctx.check_content(gunzipped(b"".join(chunks), "FIFO named .gz"), "FIFO named .gz")
+    dev = os.path.join(ctx.work, "full.gz")
+    os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    before = os.lstat(dev)
+    listing = sorted(os.listdir(ctx.work))
+    status, stdout, err = ctx.run(dev)
+    one_error_line(status, err, "full-like device named .gz")
+    if "No space left" not in err:
+        raise CheckFailed("full-like device named .gz: the error does not say why: " + err)
+    nothing_ran(ctx, stdout, "full-like device named .gz")
+    same_node(dev, before, "full-like device named .gz")
+    if sorted(os.listdir(ctx.work)) != listing:
+        raise CheckFailed("full-like device named .gz: files were created or removed")
+
+
 CASES = {
     "regular": case_regular, "stdout": case_stdout, "null": case_null, "full": case_full,
     "fifo": case_fifo, "fifo-closed": case_fifo_closed, "socket": case_socket, "symlinks": case_symlinks,
-    "refused": case_refused,
+    "refused": case_refused, "gzip": case_gzip,
 }
 
 

@@ -179,7 +179,7 @@ def read_counts(counts_dir):
 
 
 def excluded_patterns(options):
-    """The -N/--exclude regexes among record's options."""
+    """The -N/--exclude regexes among record's options (as text)."""
     pats, it = [], iter(options)
     for o in it:
         if o in ("-N", "--exclude"):
@@ -188,7 +188,7 @@ def excluded_patterns(options):
             pats.append(o.split("=", 1)[1])
         elif o.startswith("-N"):
             pats.append(o[2:])
-    return [re.compile(p) for p in pats]
+    return pats
 
 
 def expected_calls(per_pid, excluded):
@@ -240,16 +240,55 @@ def gap_problems(report):
         "  " + l[2:] for l in report.splitlines() if l.startswith("# coverage gap:")]
 
 
-def record_run(a, tmp):
-    """One recording of `pnpm test` in a fresh copy of the workspace.
-    Returns its output, record's stderr, the launcher's pid (--follow),
-    the counts files, the workspace's test files and the time it took."""
+def prepare(tmp, workspace, addon, pnpm, env=None):
+    """A copy of the workspace in tmp, where the counters go, and the
+    environment its tests need (env, or ours, plus what the tests read):
+    (workspace copy, counts dir, env)."""
     ws = os.path.join(tmp, "ws")
-    shutil.copytree(a.workspace, ws)
+    shutil.copytree(workspace, ws)
     counts_dir = os.path.join(tmp, "counts")
     os.mkdir(counts_dir)
-    env = dict(os.environ, SLEDTRACE_ADDON=a.addon, SLEDTRACE_COUNTS=counts_dir,
-               PATH=os.path.dirname(a.pnpm) + ":" + os.environ.get("PATH", ""))
+    env = dict(env or os.environ)
+    env.update(SLEDTRACE_ADDON=addon, SLEDTRACE_COUNTS=counts_dir,
+               PATH=os.path.dirname(pnpm) + ":" + env.get("PATH", ""))
+    return ws, counts_dir, env
+
+
+def check_trace(sledtrace, trace, ws, counts_dir, stdout, uncounted=(), objects=(),
+                launcher=None, expect_once=None):
+    """Problems with a recording of `pnpm test` in the workspace copy ws:
+    every package's tests passed, every test file's node process (and the
+    launcher, given its pid) wrote counts, and the trace holds exactly
+    those calls, no coverage gap and nothing else.  Functions matching a
+    regex of `uncounted` are neither expected nor compared; `objects` are
+    the addons' file names (without_objects).  Returns (problems, a
+    one-line summary, the counts compared: {(pid, function): calls})."""
+    files = expected_test_files(ws)
+    per_pid = read_counts(counts_dir)
+    problems = test_summaries(stdout, len(files))
+    want_procs = sum(files.values()) + (launcher is not None)
+    if len(per_pid) != want_procs or (launcher and launcher not in per_pid):
+        problems.append("%d node processes wrote counts, expected %d (test files: %s%s)"
+                        % (len(per_pid), want_procs, files, ", and the launcher" if launcher
+                           else ""))
+    rows, report = check_counts.get_report(sledtrace, trace, 60)
+    problems += gap_problems(report)
+    uncounted = [re.compile(u) for u in uncounted]
+    rows = {k: v for k, v in without_objects(rows, objects).items()
+            if not any(u.search(k[1]) for u in uncounted)}
+    want = expected_calls(per_pid, uncounted)
+    problems += process_problems(per_pid, rows, launcher, expect_once)
+    problems += check_counts.compare_counts(want, rows)
+    others = sorted({f for _, f in rows} - {f for _, f in want})
+    if others:
+        problems.append("functions in the trace that no process counted: %s" % others)
+    summary = "%d node processes, %d (process, function) counts compared" % (
+        len(per_pid), len(want))
+    return problems, summary, want
+
+
+def check_run(a, tmp):
+    ws, counts_dir, env = prepare(tmp, a.workspace, a.addon, a.pnpm)
     trace = os.path.join(tmp, "t.pftrace")
     start = time.monotonic()
     if a.follow:
@@ -257,17 +296,9 @@ def record_run(a, tmp):
     else:
         out, err, launcher = record_command(a, ws, env, trace)
     took = time.monotonic() - start
-    return out, err, launcher, read_counts(counts_dir), expected_test_files(ws), took
-
-
-def run_problems(a, out, err, launcher, per_pid, files):
-    """What the test runs, the counts files and record's words say."""
-    problems = test_summaries(out, len(files))
-    want_procs = sum(files.values()) + (launcher is not None)
-    if len(per_pid) != want_procs or (launcher and launcher not in per_pid):
-        problems.append("%d node processes wrote counts, expected %d (test files: %s%s)"
-                        % (len(per_pid), want_procs, files, ", and the launcher" if launcher
-                           else ""))
+    problems, summary, _ = check_trace(
+        a.sledtrace, trace, ws, counts_dir, out, excluded_patterns(a.record_options),
+        {os.path.basename(p) for p in (a.addon, a.follow) if p}, launcher, a.expect_once)
     if "-v" in a.record_options and not a.follow:
         # The first node process maps the addon at a hold; its copy is
         # bound for the later ones (record/copies.h).
@@ -276,32 +307,8 @@ def run_problems(a, out, err, launcher, per_pid, files):
         if bound != 1:
             problems.append("record -v says %d times that the addon's copy is bound, "
                             "expected once" % bound)
-    return problems
-
-
-def trace_problems(a, trace, launcher, per_pid):
-    """The trace against every process's counts.  Returns the problems and
-    how many (process, function) counts were compared."""
-    rows, report = check_counts.get_report(a.sledtrace, trace, 60)
-    problems = gap_problems(report)
-    rows = without_objects(rows, {os.path.basename(p) for p in (a.addon, a.follow) if p})
-    want = expected_calls(per_pid, excluded_patterns(a.record_options))
-    problems += process_problems(per_pid, rows, launcher, a.expect_once)
-    problems += check_counts.compare_counts(want, rows)
-    others = sorted({f for _, f in rows} - {f for _, f in want})
-    if others:
-        problems.append("functions in the trace that no process counted: %s" % others)
-    return problems, len(want)
-
-
-def check_run(a, tmp):
-    out, err, launcher, per_pid, files, took = record_run(a, tmp)
-    problems = run_problems(a, out, err, launcher, per_pid, files)
-    more, compared = trace_problems(a, os.path.join(tmp, "t.pftrace"), launcher, per_pid)
-    problems += more
     own = [l for l in err.splitlines() if l.startswith("sledtrace:")]
-    summary = "%d node processes, %d (process, function) counts compared in %.1f s; %s" % (
-        len(per_pid), compared, took, own[-1] if own else "(record said nothing)")
+    summary += " in %.1f s; %s" % (took, own[-1] if own else "(record said nothing)")
     if problems:
         problems += ["sledtrace's stderr:"] + ["  " + l for l in own]
         with open(os.path.join(tmp, "output.txt"), "w") as f:

@@ -3,7 +3,9 @@
 """check_progress.py: what record prints on a terminal.  Under a pseudo-
 terminal a status line (events/s, total, drops) is redrawn while the target
 runs and cleared before the one-line summary; --quiet prints neither; with
-stderr not a terminal there is no status line, only the summary."""
+stderr not a terminal there is no status line, only the summary.  The
+attach line's time is the measured one: above 0, the figure -v's timing
+line gives, and within the start phase that holds it."""
 import os
 import pty
 import re
@@ -30,6 +32,25 @@ def on_pty(argv):
     return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
 
 
+def check_attach_time(sledtrace, loop, trace):
+    p = subprocess.run([sledtrace, "record", "-v", "-o", trace, "--", loop, "1000"],
+                       capture_output=True, text=True)
+    line = re.search(r"^sledtrace: 2 functions, \d+ sleds, (\d+) probes attached in "
+                     r"([0-9.]+) ms \(", p.stderr, re.M)
+    timing = re.search(r"^sledtrace: timing: attach ([0-9.]+) ms, detach", p.stderr, re.M)
+    start = re.search(r"^sledtrace: timing: open [0-9.]+ ms, load [0-9.]+ ms, "
+                      r"start ([0-9.]+) ms", p.stderr, re.M)
+    if not line or not timing or not start:
+        return ["record -v lacks the attach line or its timing lines:\n%s" % p.stderr]
+    probes, ms = int(line.group(1)), float(line.group(2))
+    if probes < 1 or ms <= 0:
+        return ["%d probes attached in %s ms: not the measured time" % (probes, line.group(2))]
+    if line.group(2) != timing.group(1) or ms > float(start.group(1)):
+        return ["attach %s ms, -v timing says %s ms and start %s ms"
+                % (line.group(2), timing.group(1), start.group(1))]
+    return []
+
+
 def main():
     sledtrace, loop = map(os.path.abspath, sys.argv[1:3])
     fail = []
@@ -53,6 +74,7 @@ def main():
             fail.append("status line printed to a non-terminal: %r" % p.stderr)
         if not re.search(r"sledtrace: 2003 events", p.stderr):
             fail.append("no summary when stderr is not a terminal: %r" % p.stderr)
+        fail += check_attach_time(sledtrace, loop, trace)
     for f in fail:
         print(f)
     sys.exit(1 if fail else 0)

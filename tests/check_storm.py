@@ -25,19 +25,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_counts  # noqa: E402
-
-
-def wait_for(pred, seconds, what):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.01)
-    raise check_counts.CheckFailed("timed out waiting for " + what)
+from check_hold import wait_for  # noqa: E402
 
 
 def record_launched(args, trace, out_path):

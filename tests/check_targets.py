@@ -26,6 +26,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import doc_recipes  # noqa: E402
+
 # case -> (binary relative to the project, arguments, functions with sleds,
 #          sledtrace record arguments)
 CASES = {
@@ -40,17 +43,6 @@ CASES = {
 }
 RUST_GLUE = re.compile(r"^<?(core|alloc|std|__rustc)::")
 LIST_ROW = re.compile(r"^\s*\d+\s+0x[0-9a-f]+\s+\d+/\d+/\d+\s+(.*)$")
-
-
-def recipe(doc, case):
-    """The fenced block that follows the case's marker in the doc."""
-    with open(doc) as f:
-        text = f.read()
-    m = re.search(r"<!-- check_targets: %s -->\s*```\w*\n(.*?)```" % re.escape(case), text,
-                  re.S)
-    if not m:
-        sys.exit("%s has no recipe marked `<!-- check_targets: %s -->`" % (doc, case))
-    return m.group(1)
 
 
 def listed_functions(sledtrace, binary):
@@ -76,20 +68,17 @@ def main():
     ap.add_argument("--case", required=True, choices=sorted(CASES))
     a = ap.parse_args()
     binary, args, expected, record_args = CASES[a.case]
-    script = recipe(a.doc, a.case)
+    script = doc_recipes.block(a.doc, "check_targets", a.case)
 
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join(a.path_prepend + [env.get("PATH", "")])
+    env = doc_recipes.env_with_path(a.path_prepend)
     env["CARGO_NET_OFFLINE"] = "true"  # no crates: nothing to fetch
     with tempfile.TemporaryDirectory(prefix="sledtrace-target-") as tmp:
         proj = os.path.join(tmp, a.case)
         shutil.copytree(os.path.join(a.projects, a.case), proj)
         print("running the %s recipe of %s:\n%s" % (a.case, a.doc, script))
-        proc = subprocess.run(["bash", "-euc", script], cwd=proj, env=env,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=600)
-        if proc.returncode != 0:
-            sys.exit("the recipe failed (exit %d):\n%s" % (proc.returncode, proc.stdout[-6000:]))
+        status, output = doc_recipes.run(script, proj, env)
+        if status != 0:
+            sys.exit("the recipe failed (exit %d):\n%s" % (status, output[-6000:]))
         path = os.path.join(proj, binary)
         if not os.path.isfile(path):
             sys.exit("the recipe did not build %s" % binary)

@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """check_times.py: raw and compensated times, in the report and in every
-export that sums times, against each other and the probe-cost arithmetic.
+export that sums times, recomputed call by call from the trace itself.
 
 Records FIXTURE once (its COUNT lines must equal the report exactly, as in
-check_exports.py), then, with C = the trace's probe_cost_ns (must be > 0)
-and the call counts of every call path from `convert --to=folded
---weight=calls`:
-  folded   compensated self weights sum to the report's per function; on
-           every path of a function clamped nowhere, compensated = raw -
-           C x hits exactly (hits = the path's calls + its direct child
-           paths' calls), elsewhere at most that
-  report   per function, compensated self and total = raw less C x the
-           hits of its paths (total: paths where it is outermost, hits =
-           calls + 2 x all calls below), clamped at 0 per function; the
-           default is compensated and every format says which
+check_exports.py) and walks its slices with check_perfetto_rules.py's
+independent reader: per call its duration, its self time (less its direct
+children's durations) and the probe hits inside each (model/probe_comp.h:
+in total 1 + every direct child's 1 + its hits in total, in self 1 + the
+direct children).  With C = the trace's probe_cost_ns (must be > 0), a
+call's compensated figure is max(0, raw - C x hits), each call on its own.
+  report   per function, in both kinds and exactly: total sums the figures
+           of the outermost calls, self the self figures, min/max and
+           p50/p99 are over the figures (p50/p99: the histogram's bucket
+           midpoint, clamped into [min, max]), avg = total / calls;
+           --callees edges sum their calls' figures; every row of every
+           grouping (--by-thread, --by-process) and format (json, tsv,
+           csv) is of one kind: avg x calls = total (to within calls, the
+           division's rounding), min <= p50 <= p99 <= max <= total; and
+           every format says which kind
+  folded   self weights per path = its calls' self figures summed
   pprof    `go tool pprof` reads both; flat wall = report self in either
            kind, compensated cum = the folded paths through the function,
            and -comments says which
@@ -25,7 +30,10 @@ Python 3 standard library only (plus go tool pprof).
 
 import argparse
 import collections
+import csv
+import io
 import json
+import math
 import os
 import subprocess
 import sys
@@ -34,11 +42,182 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_counts import CheckFailed  # noqa: E402
 from check_exports import Ctx, convert, pprof, record, sh, top_table  # noqa: E402
+from check_perfetto_rules import BEGIN, END, Checker, fields  # noqa: E402
+
+Call = collections.namedtuple("Call", "path caller raw hits self_raw self_hits outermost")
+
+
+class Calls(Checker):
+    """Every slice of the trace as a Call, as the reader's frames see it."""
+
+    def __init__(self):
+        super().__init__()
+        self.frames = collections.defaultdict(list)  # by track
+        self.calls = []
+
+    def event(self, seq, ev):
+        track = ev.get(11, [seq.default_track])[0]
+        kind = ev.get(9, [0])[0]
+        stack = self.frames[track]
+        if kind == BEGIN:
+            stack.append({"name": seq.names.get(ev.get(10, [0])[0]), "begin": seq.time,
+                          "child": 0, "below": 0, "children": 0})
+        elif kind == END and stack:
+            f = stack.pop()
+            raw = max(0, seq.time - f["begin"])
+            hits = 1 + f["below"]
+            names = tuple(g["name"] for g in stack)
+            self.calls.append(Call(names + (f["name"],), names[-1] if names else "[root]", raw,
+                                   hits, raw - min(f["child"], raw), 1 + f["children"],
+                                   f["name"] not in names))
+            if stack:
+                stack[-1]["child"] += raw
+                stack[-1]["below"] += 1 + hits
+                stack[-1]["children"] += 1
+        super().event(seq, ev)
+
+
+def walk(trace):
+    c = Calls()
+    with open(trace, "rb") as f:
+        for num, _, v in fields(f.read()):
+            if num == 1:
+                c.packet(v)
+    c.finish()
+    return c.calls
+
+
+def figure(raw, hits, cost):
+    return max(0, raw - cost * hits) if cost is not None else raw
+
+
+def bucket(v):
+    if v < 8:
+        return v
+    e = v.bit_length() - 1
+    return 8 + (e - 3) * 8 + ((v >> (e - 3)) & 7)
+
+
+def midpoint(b):
+    if b < 8:
+        return b
+    e, sub = (b - 8) // 8 + 3, (b - 8) % 8
+    width = 1 << (e - 3)
+    return (8 + sub) * width + width // 2
+
+
+def quantile(values, q):
+    rank = max(1, math.ceil(q * len(values)))
+    return min(max(midpoint(bucket(values[rank - 1])), values[0]), values[-1])
+
+
+def expected_rows(calls, cost, rows):
+    """{function: {column: value}} as the report must print it; rows (the
+    report's own) give the calls, elided ones included."""
+    figs, want = collections.defaultdict(list), {}
+    total, self_ = collections.Counter(), collections.Counter()
+    for c in calls:
+        fn, fig = c.path[-1], figure(c.raw, c.hits, cost)
+        figs[fn].append(fig)
+        self_[fn] += figure(c.self_raw, c.self_hits, cost)
+        if c.outermost:
+            total[fn] += fig
+    for fn, v in figs.items():
+        v.sort()
+        n = rows[fn]["calls"]
+        if n - rows[fn]["elided"] != len(v):
+            raise CheckFailed("%s: the report times %d calls, the trace has %d slices"
+                              % (fn, n - rows[fn]["elided"], len(v)))
+        want[fn] = {"calls": n, "total_ns": total[fn], "self_ns": self_[fn], "min_ns": v[0],
+                    "avg_ns": total[fn] // n, "p50_ns": quantile(v, 0.50),
+                    "p99_ns": quantile(v, 0.99), "max_ns": v[-1]}
+    return want
+
+
+def report(ctx, *args):
+    out, _ = sh([ctx.sledtrace, "report"] + list(args) + [ctx.trace], "report")
+    return out
+
+
+def check_rows_add_up(what, rows):
+    """One kind per row: the columns add up whatever the grouping."""
+    for r in rows:
+        calls, total = int(r["calls"]), int(r["total_ns"])
+        mn, p50, p99, mx = (int(r[k]) for k in ("min_ns", "p50_ns", "p99_ns", "max_ns"))
+        if calls and not int(r["avg_ns"]) * calls <= total < (int(r["avg_ns"]) + 1) * calls:
+            raise CheckFailed("%s: avg x calls is not total: %r" % (what, r))
+        if not mn <= p50 <= p99 <= mx <= total:
+            raise CheckFailed("%s: not min <= p50 <= p99 <= max <= total: %r" % (what, r))
+
+
+def check_report(ctx, calls):
+    cols = ["calls", "total_ns", "self_ns", "min_ns", "avg_ns", "p50_ns", "p99_ns", "max_ns"]
+    got = {}
+    for kind, cost in (("raw", None), ("compensated", ctx.cost)):
+        doc = json.loads(report(ctx, "--format=json", "--times=" + kind))
+        if doc["times"] != kind:
+            raise CheckFailed("report JSON with --times=%s says %r" % (kind, doc["times"]))
+        rows = {r["function"]: r for r in doc["rows"]}
+        want = expected_rows(calls, cost, rows)
+        for fn, w in want.items():
+            g = {c: rows[fn][c] for c in cols}
+            if g != w:
+                raise CheckFailed("report %s, %s:\n  got  %s\n  want %s (recomputed from the "
+                                  "trace, probe cost %d ns)" % (kind, fn, g, w, ctx.cost))
+        check_edges(ctx, calls, kind, cost, rows)
+        for group in ([], ["--by-thread"], ["--by-process"]):
+            opts = ["--times=" + kind] + group
+            check_rows_add_up("json " + " ".join(opts),
+                              json.loads(report(ctx, "--format=json", *opts))["rows"])
+            for fmt, sep in (("tsv", "\t"), ("csv", ",")):
+                text = "".join(l for l in io.StringIO(report(ctx, "--format=" + fmt, *opts))
+                               if not l.startswith("#"))
+                check_rows_add_up(fmt + " " + " ".join(opts),
+                                  list(csv.DictReader(io.StringIO(text), delimiter=sep)))
+        check_says(ctx, kind)
+        got[kind] = rows
+    print("report: %d functions, every column = the calls' figures recomputed from the trace "
+          "(probe cost %d ns), raw and compensated; every grouping and format adds up"
+          % (len(got["raw"]), ctx.cost))
+    return got["raw"], got["compensated"]
+
+
+def check_edges(ctx, calls, kind, cost, functions):
+    """--callees: an edge's total is its calls' figures, avg total / calls."""
+    want = collections.defaultdict(lambda: [0, 0])
+    for c in calls:
+        w = want[(c.caller, c.path[-1])]
+        w[0] += 1
+        w[1] += figure(c.raw, c.hits, cost)
+    for f in functions:
+        doc = json.loads(report(ctx, "--format=json", "--times=" + kind, "--callees=" + f))
+        if doc["times"] != kind:
+            raise CheckFailed("--callees JSON says times %r, asked %s" % (doc["times"], kind))
+        for e in doc["edges"]:
+            calls_, total = want[(e["caller"], e["callee"])]
+            got = (e["calls"], e["total_ns"], e["avg_ns"])
+            if got != (calls_, total, total // calls_ if calls_ else 0):
+                raise CheckFailed("edge %s -> %s (%s): calls, total, avg %s; recomputed %s"
+                                  % (e["caller"], e["callee"], kind, got,
+                                     (calls_, total, total // max(calls_, 1))))
+
+
+def check_says(ctx, kind):
+    first = {"raw": "times: raw, as the timestamps say\n",
+             "compensated": "times: compensated, each call less %d ns per probe hit\n" % ctx.cost}
+    fn = sorted(ctx.calls)[0]
+    for args in ([], ["--by-thread"], ["--callers=" + fn]):
+        if not report(ctx, "--times=" + kind, *args).startswith(first[kind]):
+            raise CheckFailed("report --times=%s %s does not start with %r"
+                              % (kind, " ".join(args), first[kind]))
+    for fmt, say in (("tsv", " times=%s\n"), ("csv", " times=%s\n"), ("table", "\ntimes: %s\n")):
+        if say % kind not in report(ctx, "--format=" + fmt, "--times=" + kind):
+            raise CheckFailed("report --format=%s does not say %r" % (fmt, (say % kind).strip()))
 
 
 def folded(ctx, name, *extra):
     """{path tuple: value} of a folded export; the elided pseudo-paths
-    (calls the writer never timed, no hits known) are left out."""
+    (calls the writer never timed) are left out."""
     path = convert(ctx, "folded", os.path.join(ctx.tmp, name), *extra)
     out = {}
     with open(path) as f:
@@ -50,107 +229,29 @@ def folded(ctx, name, *extra):
     return out
 
 
-def path_hits(calls):
-    """Per path: probe hits inside its self time (its own exits plus its
-    direct children's entries) and inside its total time (its exits plus
-    every entry and exit below it)."""
-    child, below = collections.Counter(), collections.Counter()
-    for p, n in calls.items():
-        if len(p) > 1:
-            child[p[:-1]] += n
-        for k in range(1, len(p)):
-            below[p[:k]] += n
-    return ({p: n + child[p] for p, n in calls.items()},
-            {p: n + 2 * below[p] for p, n in calls.items()})
-
-
-def check_folded(ctx, calls, self_hits, comp_rows):
-    raw = folded(ctx, "raw.folded", "--times=raw")
-    comp = folded(ctx, "comp.folded")
-    if set(comp) - set(calls):
-        raise CheckFailed("folded self weights on paths without calls: %s"
-                          % sorted(set(comp) - set(calls)))
-    by_fn = collections.defaultdict(list)
-    for p, hits in self_hits.items():
-        by_fn[p[-1]].append((p, raw.get(p, 0) - ctx.cost * hits, comp.get(p, 0)))
-    exact = 0
-    for f, paths in by_fn.items():
-        if sum(c for _, _, c in paths) != comp_rows[f]["self_ns"]:
+def check_folded(ctx, calls, comp_rows):
+    got = {}
+    for kind, cost, extra in (("raw", None, ["--times=raw"]), ("compensated", ctx.cost, [])):
+        want = collections.Counter()
+        for c in calls:
+            want[c.path] += figure(c.self_raw, c.self_hits, cost)
+        got[kind] = folded(ctx, kind + ".folded", *extra)
+        # a path whose self weight is 0 has no line
+        if {p: w for p, w in got[kind].items() if w} != {p: w for p, w in want.items() if w}:
+            diff = sorted((p, want.get(p, 0), got[kind].get(p, 0)) for p in set(want) | set(got[kind])
+                          if want.get(p, 0) != got[kind].get(p, 0))
+            raise CheckFailed("folded %s self weights differ from the recomputed paths "
+                              "(path, want, got): %s" % (kind, diff[:10]))
+    per_fn = collections.Counter()
+    for p, w in got["compensated"].items():
+        per_fn[p[-1]] += w
+    for f, r in comp_rows.items():
+        if per_fn[f] != r["self_ns"] and not f.startswith("["):
             raise CheckFailed("folded %s: compensated self weights sum to %d, report says %d"
-                              % (f, sum(c for _, _, c in paths), comp_rows[f]["self_ns"]))
-        clamped = any(kept < 0 for _, kept, _ in paths)
-        for p, kept, c in paths:
-            # a function clamped on some path shares the report's figure
-            # among its paths, none getting more than it keeps alone
-            if (not clamped and c != kept) or c > max(0, kept):
-                raise CheckFailed("folded %s: compensated %d, raw less %d ns x hits = %d"
-                                  % (";".join(p), c, ctx.cost, kept))
-        exact += not clamped
-    if not exact:
-        raise CheckFailed("every function was clamped: the exact difference went unchecked")
-    print("folded: %d paths sum to the report per function; raw - compensated = %d ns x hits "
-          "on every path of %d of %d functions (the others clamped at 0 somewhere)"
-          % (len(self_hits), ctx.cost, exact, len(by_fn)))
-    return comp
-
-
-def report_rows(ctx, *args):
-    out, _ = sh([ctx.sledtrace, "report", "--format=json"] + list(args) + [ctx.trace], "report")
-    doc = json.loads(out)
-    return doc, {r["function"]: r for r in doc["rows"]}
-
-
-def check_report(ctx, calls, self_hits, total_hits):
-    want_self, want_total = collections.Counter(), collections.Counter()
-    for p in calls:
-        want_self[p[-1]] += self_hits[p]
-        if p[-1] not in p[:-1]:  # outermost activations only, as total is counted
-            want_total[p[-1]] += total_hits[p]
-    doc_raw, raw = report_rows(ctx, "--times=raw")
-    doc, comp = report_rows(ctx)
-    if (doc_raw["times"], doc["times"]) != ("raw", "compensated"):
-        raise CheckFailed("report JSON times: --times=raw %r, default %r"
-                          % (doc_raw["times"], doc["times"]))
-    for f, r in raw.items():
-        for col, hits in (("self_ns", want_self[f]), ("total_ns", want_total[f])):
-            want = max(0, r[col] - ctx.cost * hits)
-            if comp[f][col] != want:
-                raise CheckFailed("report %s %s: compensated %d, raw %d - %d x %d hits = %d"
-                                  % (f, col, comp[f][col], r[col], ctx.cost, hits, want))
-        if comp[f]["calls"] != r["calls"] or comp[f]["max_ns"] != r["max_ns"]:
-            raise CheckFailed("report %s: calls or durations differ between kinds" % f)
-    for fmt, say in (("tsv", " times=compensated\n"), ("csv", " times=compensated\n"),
-                     ("table", "\ntimes: compensated\n")):
-        out, _ = sh([ctx.sledtrace, "report", "--format=" + fmt, ctx.trace], "report")
-        if say not in out:
-            raise CheckFailed("report --format=%s does not say %r" % (fmt, say.strip()))
-    check_edges(ctx, calls, total_hits, raw)
-    print("report: %d functions, self and total = raw - %d ns x hits; edges too"
-          % (len(raw), ctx.cost))
-    return raw, comp
-
-
-def check_edges(ctx, calls, total_hits, functions):
-    """--callees: an edge's total is its calls' durations, each call's
-    hits those of its path's total."""
-    want_hits = collections.Counter()
-    for p in calls:
-        want_hits[(p[-2] if len(p) > 1 else "[root]", p[-1])] += total_hits[p]
-    for f in functions:
-        edges = {}
-        for kind in ("raw", "compensated"):
-            out, _ = sh([ctx.sledtrace, "report", "--format=json", "--times=" + kind,
-                         "--callees=" + f, ctx.trace], "report --callees")
-            doc = json.loads(out)
-            if doc["times"] != kind:
-                raise CheckFailed("--callees JSON says times %r, asked %s" % (doc["times"], kind))
-            edges[kind] = {(e["caller"], e["callee"]): e["total_ns"] for e in doc["edges"]}
-        for k, r in edges["raw"].items():
-            want = max(0, r - ctx.cost * want_hits[k])
-            if edges["compensated"][k] != want:
-                raise CheckFailed("edge %s -> %s: compensated %d, raw %d - %d x %d hits = %d"
-                                  % (k[0], k[1], edges["compensated"][k], r, ctx.cost,
-                                     want_hits[k], want))
+                              % (f, per_fn[f], r["self_ns"]))
+    print("folded: %d paths, raw and compensated self weights = their calls' figures; per "
+          "function = the report's self" % len(got["raw"]))
+    return got["compensated"]
 
 
 def check_pprof(ctx, raw, comp, comp_paths):
@@ -216,10 +317,13 @@ def main():
             ctx.cost = ctx.stats["probe_cost_ns"]
             if ctx.cost <= 0:
                 raise CheckFailed("the trace has no probe cost: nothing to compensate")
-            calls = folded(ctx, "calls.folded", "--weight=calls")
-            self_hits, total_hits = path_hits(calls)
-            raw, comp = check_report(ctx, calls, self_hits, total_hits)
-            comp_paths = check_folded(ctx, calls, self_hits, comp)
+            calls = walk(ctx.trace)
+            clamped = sum(c.raw < ctx.cost * c.hits or c.self_raw < ctx.cost * c.self_hits
+                          for c in calls)
+            print("%d calls walked, %d of them clamped at 0 when compensated"
+                  % (len(calls), clamped))
+            raw, comp = check_report(ctx, calls)
+            comp_paths = check_folded(ctx, calls, comp)
             check_pprof(ctx, raw, comp, comp_paths)
             check_labels(ctx)
     except CheckFailed as e:

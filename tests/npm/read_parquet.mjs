@@ -2,8 +2,9 @@
 // read_parquet.mjs: reads a pola export (events + symtab) with one
 // independent Parquet reader and prints what the tests compare, as JSON:
 // each file's columns and types, row counts, and entries per function
-// name (a group-by the user would run); with hyparquet also the Arrow
-// schema (ARROW:schema) as apache-arrow decodes it.
+// name (a group-by the user would run), the symtab's path per function
+// name; with hyparquet also the Arrow schema (ARROW:schema) as
+// apache-arrow decodes it.
 // Usage: node read_parquet.mjs duckdb|hyparquet EVENTS SYMTAB
 import { readFileSync } from 'node:fs';
 
@@ -27,6 +28,8 @@ async function withDuckdb() {
   out.entries = Object.fromEntries(g.map(([name, n]) => [name, Number(n)]));
   const k = await rows(`SELECT kind, count(*) FROM read_parquet(${lit(events)}) GROUP BY kind`);
   out.kinds = Object.fromEntries(k.map(([kind, n]) => [String(kind), Number(n)]));
+  const p = await rows(`SELECT name, path FROM read_parquet(${lit(symtab)})`);
+  out.paths = Object.fromEntries(p);
   return out;
 }
 
@@ -61,6 +64,7 @@ async function withHyparquet() {
     if (data[key].length !== out.files[key].rows) throw new Error(`${key}: read ${data[key].length} rows`);
   }
   const names = new Map(data.symtab.map((r) => [String(r.func_id), r.name]));
+  out.paths = Object.fromEntries(data.symtab.map((r) => [r.name, r.path]));
   out.entries = {};
   out.kinds = {};
   for (const r of data.events) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* test_calltree.c: the call tree of synthetic_stream.h, node by node:
  * paths, calls, inclusive and self time, elided calls under their own
- * node, and two threads merged by path; compensated times per path and
- * shared per function as the report clamps them. */
+ * node, and two threads merged by path; compensated times per call,
+ * clamped per call as the report clamps them, summed per path. */
+#include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,10 +98,10 @@ static void test_reused_tid(void **state)
 	check(true);
 }
 
-/* Compensated (probe_cost_ns 10, the leaves' duration): total less 10 x
- * (calls + 2 x calls below), self per function as the report has it:
- * g 30 - 2 x 10 = 10, all on f;g (main;f;g keeps 0 alone); f 50 - 5 x 10
- * = 0 although main;f alone keeps 40 - 3 x 10 = 10; main 160 - 4 x 10. */
+/* Compensated (probe_cost_ns 10, the leaves' duration), per call: its
+ * time less 10 x its hits, clamped at 0.  main 260 - 13 x 10 = 130, self
+ * 160 - 4 x 10; A's first f 40 - 3 x 10 = 10, self 30 - 2 x 10 = 10, its
+ * second f and every r 0; B's g 20 - 10, its f 30 - 30 = 0. */
 static void test_compensated(void **state)
 {
 	struct calltree *ct;
@@ -109,11 +110,12 @@ static void test_compensated(void **state)
 
 	(void)state;
 	assert_int_equal(calltree__new(&ct), 0);
-	sink = calltree__sink(ct);
-	play_stream(&sink, false);
 	assert_false(calltree__compensated(ct));
-	assert_int_equal(calltree__compensate(ct), 0);
+	calltree__compensate(ct);
 	assert_true(calltree__compensated(ct));
+	sink = calltree__sink(ct);
+	assert_non_null(sink.ops->probe_cost);
+	play_stream(&sink, false);
 	text = render(ct);
 	assert_string_equal(text,
 			    "[deeper than the trace's depth cap] 0 0 0\n"
@@ -121,7 +123,7 @@ static void test_compensated(void **state)
 			    "f 1 0 0\n"
 			    "f;g 1 10 10\n"
 			    "main 1 130 120\n"
-			    "main;f 2 10 0\n"
+			    "main;f 2 10 10\n"
 			    "main;f;g 1 0 0\n"
 			    "main;r 1 0 0\n"
 			    "main;r;r 1 0 0\n"
@@ -130,21 +132,19 @@ static void test_compensated(void **state)
 	calltree__free(ct);
 }
 
-/* x under a, b and c keeps 30 - 2 x 10, 40 - 20 and 14 - 20 (< 0) alone;
- * the function's 84 - 6 x 10 = 24 is shared 10:20 over the first two. */
-static void test_compensated_shares(void **state)
+/* x under a, b and c: 40, 50 and 24 ns with 3 hits each, so 10, 20 and 0
+ * (24 - 30 clamps at 0 on its own call, not against the others): x's
+ * self sums to 30 over its paths, as the report's per-call figures do.
+ * A cost other than the one the stats end with is refused. */
+static void play_shares(struct calltree *ct, uint64_t cost, int want_finish)
 {
 	static const char *const names[] = { NULL, "a", "b", "c", "x", "L" };
 	struct trace_stats st = { 0 };
+	struct frame_sink sink = calltree__sink(ct);
 	struct frame_builder *fb;
-	struct calltree *ct;
-	struct frame_sink sink;
 	struct fb_thread *t;
-	char *text;
 
-	(void)state;
-	assert_int_equal(calltree__new(&ct), 0);
-	sink = calltree__sink(ct);
+	assert_int_equal(sink.ops->probe_cost(sink.ctx, cost), 0);
 	assert_non_null(fb = frame_builder__new(&sink));
 	for (uint32_t id = 1; id <= 5; id++) {
 		struct trace_function fn = { .id = id, .name = names[id] };
@@ -163,22 +163,36 @@ static void test_compensated_shares(void **state)
 		st_ret(fb, t, x_end[caller]);
 		st_ret(fb, t, x_end[caller] + 10);
 	}
-	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	assert_int_equal(frame_builder__finish(fb, &st), want_finish);
 	frame_builder__free(fb);
+}
+
+static void test_compensated_per_call(void **state)
+{
+	struct calltree *ct;
+	char *text;
+
+	(void)state;
+	assert_int_equal(calltree__new(&ct), 0);
+	calltree__compensate(ct);
+	play_shares(ct, 10, 0);
 	assert_int_equal(calltree__stats(ct)->probe_cost_ns, 10);
-	assert_int_equal(calltree__compensate(ct), 0);
 	text = render(ct);
 	assert_string_equal(text,
 			    "a 1 10 0\n"
-			    "a;x 1 10 8\n"
+			    "a;x 1 10 10\n"
 			    "a;x;L 1 0 0\n"
 			    "b 1 20 0\n"
-			    "b;x 1 20 16\n"
+			    "b;x 1 20 20\n"
 			    "b;x;L 1 0 0\n"
 			    "c 1 0 0\n"
 			    "c;x 1 0 0\n"
 			    "c;x;L 1 0 0\n");
 	free(text);
+	calltree__free(ct);
+	assert_int_equal(calltree__new(&ct), 0);
+	calltree__compensate(ct);
+	play_shares(ct, 9, -EPROTO);
 	calltree__free(ct);
 }
 
@@ -188,7 +202,7 @@ int main(void)
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_reused_tid),
 		cmocka_unit_test(test_compensated),
-		cmocka_unit_test(test_compensated_shares),
+		cmocka_unit_test(test_compensated_per_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,11 +104,20 @@ static void rig_close(struct rig *r)
 static void ev_in(struct rig *r, uint32_t tgid, uint32_t tid, unsigned kind, uint32_t fn,
 		  uint64_t sp, uint64_t ts)
 {
-	struct sled_event e = {
-		.ts = ts, .tgid = tgid, .tid = tid, .cookie = SLED_COOKIE(kind, 0, fn), .sp = sp
-	};
+	struct sled_head h = { .ts = ts, .tgid = tgid, .tid = tid };
 
-	assert_int_equal(collector__event(r->c, &e), 0);
+	/* sp: a call's slot; a thread exit's process_ended */
+	if (kind == SLED_KIND_THREAD_EXIT) {
+		struct sled_thread_exit e = { .h = h, .process_ended = (uint32_t)sp };
+
+		e.h.tag = SLED_TAG(kind);
+		assert_int_equal(collector__event(r->c, &e, sizeof(e)), 0);
+	} else {
+		struct sled_call e = { .h = h, .slot = sp };
+
+		e.h.tag = SLED_COOKIE(kind, 0, fn);
+		assert_int_equal(collector__event(r->c, &e, sizeof(e)), 0);
+	}
 }
 
 static void ev(struct rig *r, uint32_t tid, unsigned kind, uint32_t fn, uint64_t sp, uint64_t ts)
@@ -128,7 +137,7 @@ static void test_reused_tid(void **state)
 	ev(&r, 7, SLED_KIND_ENTRY, 2, 0x6f00, 20);
 	ev(&r, 7, SLED_KIND_THREAD_EXIT, 0, 0, 30);
 	ev(&r, 7, SLED_KIND_ENTRY, 3, 0x5000, 40);
-	ev(&r, 7, SLED_KIND_RET, 3, 0x5008, 50);
+	ev(&r, 7, SLED_KIND_RET, 3, 0x5000, 50);
 	rig_close(&r);
 	assert_int_equal(nleaves, 3);
 	assert_int_equal(leaves[0].fid, 2);
@@ -203,10 +212,10 @@ static void test_uretprobe_tail_chain(void **state)
 	ev(&r, 1, SLED_KIND_ENTRY, 2, 0x7000, 12);
 	ev(&r, 1, SLED_KIND_TAIL, 2, 0x7000, 13);
 	ev(&r, 1, SLED_KIND_ENTRY, 3, 0x7000, 14);
-	ev(&r, 1, SLED_KIND_RET, 3, 0x7008, 20);
-	ev(&r, 1, SLED_KIND_RET, 2, 0x7008, 20);
-	ev(&r, 1, SLED_KIND_RET, 1, 0x7008, 20);
-	ev(&r, 1, SLED_KIND_RET, 9, 0x8008, 30);
+	ev(&r, 1, SLED_KIND_RET, 3, 0x7000, 20);
+	ev(&r, 1, SLED_KIND_RET, 2, 0x7000, 20);
+	ev(&r, 1, SLED_KIND_RET, 1, 0x7000, 20);
+	ev(&r, 1, SLED_KIND_RET, 9, 0x8000, 30);
 	rig_close(&r);
 	assert_int_equal(nleaves, 4);
 	for (int i = 0; i < 3; i++) {
@@ -227,8 +236,8 @@ static void test_unmatched_exit(void **state)
 	(void)state;
 	rig_open(&r);
 	ev(&r, 1, SLED_KIND_ENTRY, 1, 0x7000, 10);
-	ev(&r, 1, SLED_KIND_RET, 1, 0x7008, 20);
-	ev(&r, 1, SLED_KIND_RET, 5, 0x9008, 30);
+	ev(&r, 1, SLED_KIND_RET, 1, 0x7000, 20);
+	ev(&r, 1, SLED_KIND_RET, 5, 0x9000, 30);
 	rig_close(&r);
 	assert_int_equal(nleaves, 1);
 	assert_int_equal(r.final.unmatched_exits, 1);

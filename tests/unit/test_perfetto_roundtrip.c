@@ -7,7 +7,8 @@
  * address), stat and elided record must survive, and a reused tid must
  * come back as a thread of its own, and a source location asked for
  * lazily must be asked once, for used functions only, and come back.
- * Damaged files (truncated, byte-flipped, not a trace) must fail cleanly. */
+ * Written through a gzip stream (the writer's other sink), the file must
+ * be gzip and read back the same.  Damaged files (truncated, byte-flipped, not a trace) must fail cleanly. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -23,8 +24,9 @@
 #include <cmocka.h>
 
 #include "model/frames.h"
-#include "format/perfetto_reader.h"
-#include "format/perfetto_writer.h"
+#include "format/codec/gzout.h"
+#include "format/perfetto/perfetto_reader.h"
+#include "format/perfetto/perfetto_writer.h"
 
 #define NFUNCS 300
 #define MAXF (NFUNCS + 8)
@@ -221,18 +223,35 @@ static void generate(const struct frame_sink *sink)
 	frame_builder__free(fb);
 }
 
-static int write_trace(const char *path, const struct perfetto_writer_opts *o)
+/* gz: through a gzip stream onto the file, as record -o NAME.gz does. */
+static int write_trace(const char *path, const struct perfetto_writer_opts *o, bool gz)
 {
 	struct perfetto_writer *w;
 	struct frame_sink sink;
+	struct gzout *g = NULL;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	struct byte_sink out = byte_sink__fd(fd);
+	uint8_t magic[2] = { 0 };
 
 	assert_true(fd >= 0);
-	assert_int_equal(perfetto_writer__new(fd, o, &w), 0);
+	if (gz) {
+		assert_int_equal(gzout__new(out, 1, &g), 0);
+		out = gzout__sink(g);
+	}
+	assert_int_equal(perfetto_writer__new(out, o, &w), 0);
 	sink = perfetto_writer__sink(w);
 	generate(&sink);
 	assert_true(perfetto_writer__bytes(w) > 0);
 	perfetto_writer__free(w);
+	if (g) {
+		assert_int_equal(gzout__finish(g), 0);
+		assert_true(gzout__bytes(g) > 0);
+		gzout__free(g);
+	}
+	close(fd);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(read(fd, magic, 2), 2);
+	assert_int_equal(magic[0] == 0x1f && magic[1] == 0x8b, gz);
 	close(fd);
 	return 0;
 }
@@ -309,7 +328,7 @@ static void read_into(const char *path, struct counts *c)
 		fail_msg("read %s: %s", path, err);
 }
 
-static void roundtrip(const struct perfetto_writer_opts *o)
+static void roundtrip(const struct perfetto_writer_opts *o, bool gz)
 {
 	char path[] = "/tmp/sledtrace-rt-XXXXXX";
 	struct counts *want = calloc(1, sizeof(*want)), *got = calloc(1, sizeof(*got));
@@ -320,7 +339,7 @@ static void roundtrip(const struct perfetto_writer_opts *o)
 	close(fd);
 	want->cap = PERFETTO_MAX_DEPTH;
 	generate(&ref);
-	write_trace(path, o);
+	write_trace(path, o, gz);
 	read_into(path, got);
 	compare(want, got);
 	/* the numbers the generator implies, not just agreement */
@@ -342,7 +361,13 @@ static void roundtrip(const struct perfetto_writer_opts *o)
 static void test_roundtrip_compressed(void **state)
 {
 	(void)state;
-	roundtrip(NULL);
+	roundtrip(NULL, false);
+}
+
+static void test_roundtrip_gzip(void **state)
+{
+	(void)state;
+	roundtrip(NULL, true);
 }
 
 static void test_roundtrip_small_chunks(void **state)
@@ -351,7 +376,7 @@ static void test_roundtrip_small_chunks(void **state)
 	struct perfetto_writer_opts o = { .chunk_bytes = 2048, .max_buffered = 3000 };
 
 	(void)state;
-	roundtrip(&o);
+	roundtrip(&o, false);
 }
 
 static void test_roundtrip_plain(void **state)
@@ -359,7 +384,7 @@ static void test_roundtrip_plain(void **state)
 	struct perfetto_writer_opts o = { .plain = true };
 
 	(void)state;
-	roundtrip(&o);
+	roundtrip(&o, false);
 }
 
 static uint8_t *load(const char *path, size_t *len)
@@ -417,7 +442,7 @@ static void test_damaged(void **state)
 	assert_true(fd1 >= 0 && fd2 >= 0);
 	close(fd1);
 	close(fd2);
-	write_trace(good, NULL);
+	write_trace(good, NULL, false);
 	p = load(good, &n);
 	assert_true(n > 1000);
 	/* the header packet alone (a sledtrace file without its stats), too */
@@ -464,7 +489,7 @@ static void test_reused_tid(void **state)
 
 	(void)state;
 	assert_true(fd >= 0 && got);
-	assert_int_equal(perfetto_writer__new(fd, NULL, &w), 0);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), NULL, &w), 0);
 	sink = perfetto_writer__sink(w);
 	assert_non_null(fb = frame_builder__new(&sink));
 	assert_int_equal(frame_builder__function(fb, &f1), 0);
@@ -537,7 +562,7 @@ static void test_lazy_locate(void **state)
 	(void)state;
 	memset(locate_calls, 0, sizeof(locate_calls));
 	assert_true(fd >= 0 && got);
-	assert_int_equal(perfetto_writer__new(fd, NULL, &w), 0);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), NULL, &w), 0);
 	sink = perfetto_writer__sink(w);
 	assert_non_null(fb = frame_builder__new(&sink));
 	for (int i = 0; i < 4; i++)
@@ -580,7 +605,7 @@ static void test_write_error(void **state)
 	(void)state;
 	if (fd < 0)
 		skip();
-	assert_int_equal(perfetto_writer__new(fd, NULL, &w), -ENOSPC);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), NULL, &w), -ENOSPC);
 	assert_null(w);
 	close(fd);
 }
@@ -597,7 +622,7 @@ static void test_speed(void **state)
 	const uint32_t n = 1000000;
 
 	(void)state;
-	assert_int_equal(perfetto_writer__new(fd, NULL, &w), 0);
+	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), NULL, &w), 0);
 	sink = perfetto_writer__sink(w);
 	fb = frame_builder__new(&sink);
 	for (uint32_t id = 1; id <= 64; id++) {
@@ -628,6 +653,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_compressed),
+		cmocka_unit_test(test_roundtrip_gzip),
 		cmocka_unit_test(test_roundtrip_small_chunks),
 		cmocka_unit_test(test_roundtrip_plain),
 		cmocka_unit_test(test_damaged),

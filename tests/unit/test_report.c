@@ -4,7 +4,9 @@
  * outermost activation (recursion), self = total minus direct callees;
  * per thread, where a reused tid is a thread of its own; min/avg/max and
  * the histogram's p50/p99 (bucket midpoints, clamped), share of self time,
- * elided calls; the stats line in every format. */
+ * elided calls; the stats line in every format; compensated times per
+ * call, every column of a row of one kind and adding up. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,12 +48,12 @@ static void test_per_function(void **state)
 	assert_string_equal(
 		text,
 		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
-		"*\tg\t7\t30\t30\t10\t15\t10\t20\t20\t0.103448\t*\t\t\t5\n"
+		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\n"
 		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\n"
-		"*\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t*\t\t\t0\n"
+		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\n"
 		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 times=raw\n");
 	free(text);
 }
 
@@ -66,10 +68,10 @@ static void test_sort_total(void **state)
 		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
 		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\n"
 		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\n"
-		"*\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t*\t\t\t0\n"
-		"*\tg\t7\t30\t30\t10\t15\t10\t20\t20\t0.103448\t*\t\t\t5\n"
+		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\n"
+		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 times=raw\n");
 	free(text);
 }
 
@@ -83,14 +85,14 @@ static void test_by_thread_reused_tid(void **state)
 	assert_string_equal(
 		text,
 		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
-		"5\tg\t6\t20\t20\t20\t20\t20\t20\t20\t0.068966\t1\tB\tp\t5\n"
-		"5\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t1\tA\tp\t0\n"
+		"5\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\n"
+		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\n"
 		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\n"
 		"5\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\n"
 		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\n"
 		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 times=raw\n");
 	free(text);
 }
 
@@ -103,14 +105,14 @@ static void test_by_thread(void **state)
 	assert_string_equal(
 		text,
 		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
-		"6\tg\t6\t20\t20\t20\t20\t20\t20\t20\t0.068966\t1\tB\tp\t5\n"
-		"5\tr\t3\t50\t50\t10\t30\t31\t50\t50\t0.172414\t1\tA\tp\t0\n"
+		"6\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\n"
+		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\n"
 		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\n"
 		"6\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\n"
 		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\n"
 		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 times=raw\n");
 	free(text);
 }
 
@@ -122,24 +124,28 @@ static void test_table_stats(void **state)
 	(void)state;
 	assert_non_null(
 		strstr(text,
+		       "times: raw, as the timestamps say\n"
 		       "     CALLS      TOTAL       SELF       MIN       AVG       P50       P99"
 		       "       MAX  SHARE  FUNCTION\n"
-		       "         7       30ns       30ns      10ns      15ns      10ns      20ns"
+		       "         7       30ns       30ns      10ns       4ns      10ns      20ns"
 		       "      20ns  10.3%  g\n"));
-	assert_non_null(
-		strstr(text,
-		       "\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
-		       "inferred_exits=0 unfinished=0 depth_capped=0 "
-		       "max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10\n"
-		       "times: raw\n"));
+	assert_non_null(strstr(
+		text,
+		"\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
+		"inferred_exits=0 unfinished=0 depth_capped=0 "
+		"max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10\n"
+		"times: raw\n"));
 	free(text);
 }
 
 /* The stream's shortest leaf is 10 ns: the run's probe cost.  Hits by
  * hand (total/self): g 1/1 each; f(10..50) 3/2, f(60..70) 1/1,
  * f(300..330) 3/2; r(220..230) 1/1, r(210..240) 3/2, r(200..250) 5/2;
- * main 13/4.  Rows: g 30-20/30-20, f 80-70/50-50, r 50-50 (outermost
- * only)/50-50, main 260-130/160-40. */
+ * main 13/4.  Each call less 10 ns per hit, clamped at 0 on its own:
+ * g 0 and 10; f 10/10, 0/0 and 0/0 (its self 10 - 20 clamps alone, not
+ * against the first f's 10); r 0/0 three times; main 130/120.  The rows'
+ * columns are all made of those: min, p50 and max over them, total and
+ * self their sums (r: the outermost only), avg total / calls. */
 static void test_compensated(void **state)
 {
 	struct report_opts o = { .format = REPORT_TSV, .times = REPORT_TIMES_COMPENSATED };
@@ -149,14 +155,102 @@ static void test_compensated(void **state)
 	assert_string_equal(
 		text,
 		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
-		"*\tg\t7\t10\t10\t10\t15\t10\t20\t20\t0.076923\t*\t\t\t5\n"
-		"*\tf\t3\t10\t0\t10\t26\t31\t40\t40\t0.000000\t*\t\t\t0\n"
-		"*\tr\t3\t0\t0\t10\t30\t31\t50\t50\t0.000000\t*\t\t\t0\n"
-		"*\tmain\t1\t130\t120\t260\t260\t260\t260\t260\t0.923077\t*\t\t\t0\n"
+		"*\tg\t7\t10\t10\t0\t1\t0\t10\t10\t0.071429\t*\t\t\t5\n"
+		"*\tf\t3\t10\t10\t0\t3\t0\t10\t10\t0.071429\t*\t\t\t0\n"
+		"*\tr\t3\t0\t0\t0\t0\t0\t0\t0\t0.000000\t*\t\t\t0\n"
+		"*\tmain\t1\t130\t120\t130\t130\t130\t130\t130\t0.857143\t*\t\t\t0\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 probe_cost_ns=10 "
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 ignored_sleds=0 coverage_gaps=0 probe_cost_ns=10 "
 		"times=compensated\n");
 	free(text);
+}
+
+/* Every row of every grouping, raw and compensated: avg is total / calls
+ * (integer division, exactly), and min <= p50 <= p99 <= max <= total. */
+static void check_columns(const char *text)
+{
+	const char *line = strchr(text, '\n');
+	int rows = 0;
+
+	assert_non_null(line);
+	for (line++; *line && *line != '#'; line = strchr(line, '\n') + 1) {
+		unsigned long long c[8];
+
+		/* tid, function, then the eight numbers */
+		assert_int_equal(sscanf(line,
+					"%*[^\t]\t%*[^\t]\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu"
+					"\t%llu\t%llu",
+					&c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7]),
+				 8);
+		if (c[4] != c[1] / c[0] || c[3] > c[5] || c[5] > c[6] || c[6] > c[7] || c[7] > c[1])
+			fail_msg("columns do not add up: %.*s", (int)strcspn(line, "\n"), line);
+		rows++;
+	}
+	assert_true(rows >= 4);
+}
+
+static void test_columns_add_up(void **state)
+{
+	static const enum report_times kinds[] = { REPORT_TIMES_RAW, REPORT_TIMES_COMPENSATED };
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++)
+		for (int group = 0; group < 3; group++) {
+			struct report_opts o = { .format = REPORT_TSV,
+						 .times = kinds[k],
+						 .by_thread = group == 1,
+						 .by_process = group == 2 };
+			char *text = run(&o, group == 1);
+
+			check_columns(text);
+			free(text);
+		}
+}
+
+/* The table says first which times all its columns show. */
+static void test_table_says_times(void **state)
+{
+	struct report_opts o = { .format = REPORT_TABLE, .times = REPORT_TIMES_COMPENSATED };
+	char *text = run(&o, false);
+
+	(void)state;
+	assert_true(!strncmp(text, "times: compensated, each call less 10 ns per probe hit\n",
+			     strlen("times: compensated, each call less 10 ns per probe hit\n")));
+	free(text);
+	o.callers = "g";
+	text = run(&o, false);
+	assert_true(!strncmp(text,
+			     "times: compensated, each call less 10 ns per probe hit\n"
+			     "callers of g\n",
+			     strlen("times: compensated, each call less 10 ns per probe hit\n"
+				    "callers of g\n")));
+	free(text);
+}
+
+/* The calls are compensated as they end, with the cost handed over
+ * first: a trace whose stats end with another is refused, not mixed. */
+static void test_cost_must_match(void **state)
+{
+	struct report_opts o = { .times = REPORT_TIMES_COMPENSATED };
+	struct trace_function fn = { .id = 1, .name = "leaf" };
+	struct trace_stats st = { 0 };
+	struct frame_builder *fb;
+	struct fb_thread *t;
+	struct report *r;
+	struct frame_sink sink;
+
+	(void)state;
+	assert_int_equal(report__new(&o, &r), 0);
+	sink = report__sink(r);
+	assert_int_equal(sink.ops->probe_cost(sink.ctx, 9), 0);
+	assert_non_null(fb = frame_builder__new(&sink));
+	assert_int_equal(frame_builder__function(fb, &fn), 0);
+	assert_int_equal(frame_builder__thread(fb, 1, 1, "T", "p", NULL, &t), 0);
+	st_call(fb, t, 1, 100);
+	st_ret(fb, t, 110); /* calibrates 10 ns */
+	assert_int_equal(frame_builder__finish(fb, &st), -EPROTO);
+	frame_builder__free(fb);
+	report__free(r);
 }
 
 /* A parent with two leaf children, the second with a child of its own. */
@@ -186,7 +280,8 @@ int main(void)
 		cmocka_unit_test(test_per_function),	     cmocka_unit_test(test_sort_total),
 		cmocka_unit_test(test_by_thread_reused_tid), cmocka_unit_test(test_by_thread),
 		cmocka_unit_test(test_table_stats),	     cmocka_unit_test(test_compensated),
-		cmocka_unit_test(test_comp_arithmetic),
+		cmocka_unit_test(test_comp_arithmetic),	     cmocka_unit_test(test_columns_add_up),
+		cmocka_unit_test(test_table_says_times),     cmocka_unit_test(test_cost_must_match),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,12 +19,12 @@
 #include "format/chrome_json.h"
 #include "format/dot.h"
 #include "format/flame_svg.h"
-#include "format/perfetto_reader.h"
+#include "format/perfetto/perfetto_reader.h"
 #include "format/pola.h"
 #include "format/pprof.h"
 #include "format/stats_line.h"
 #include "model/calltree.h"
-#include "util/gzout.h"
+#include "format/codec/gzout.h"
 #include "util/output_file.h"
 
 static const char *const format_names[] = {
@@ -39,11 +39,6 @@ int convert__format(const char *name)
 		if (!strcmp(name, format_names[i]))
 			return (int)i;
 	return -1;
-}
-
-const char *convert__format_names(void)
-{
-	return "folded|pprof|chrome|pola|cgr|dot|svg|perfetto";
 }
 
 bool convert__sums_times(enum convert_format to, enum folded_weight weight)
@@ -150,14 +145,12 @@ static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
+	if (o->times == REPORT_TIMES_COMPENSATED && convert__sums_times(o->to, o->weight))
+		calltree__compensate(ct);
 	sink = calltree__sink(ct);
 	/* a bad -o fails before anything is read */
 	if (!(ret = out_open(&out, o->out, err, errlen))) {
 		ret = perfetto_reader__read(o->in, &sink, err, errlen);
-		/* the stats, with probe_cost_ns, come at the end of the read */
-		if (!ret && o->times == REPORT_TIMES_COMPENSATED &&
-		    convert__sums_times(o->to, o->weight) && (ret = calltree__compensate(ct)))
-			snprintf(err, errlen, "out of memory");
 		if (!ret && (ret = write_tree(o, ct, out.f)))
 			snprintf(err, errlen, "cannot write %s: %s", out.of.path, strerror(-ret));
 		ret = either(out_close(&out, !ret, err, errlen), ret);
@@ -240,7 +233,7 @@ static int copy_gz(const char *in, FILE *out)
 
 	if (!src)
 		return errno ? -errno : -ENOMEM;
-	ret = gzout__new(out, 6, &gz);
+	ret = gzout__new(byte_sink__file(out), 6, &gz);
 	while (!ret && (n = gzread(src, buf, sizeof(buf))) > 0)
 		ret = gzout__write(gz, buf, (size_t)n);
 	if (!ret && n < 0)

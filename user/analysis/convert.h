@@ -30,15 +30,13 @@ struct convert_opts {
 	const char *repo_root; /* cgr: required */
 	unsigned svg_width;    /* pixels; 0: default */
 	double svg_min_width;  /* pixels below which frames are left out; <0: default */
-	/* Compensated: formats that sum times take the probe cost out of them
-	 * (calltree__compensate); timelines keep real timestamps either way. */
+	/* Compensated: formats that sum times take the probe cost out of each
+	 * call (calltree__compensate); timelines keep real timestamps either way. */
 	enum report_times times;
 };
 
 /* "folded", "pprof", ... -> format, or -1. */
 int convert__format(const char *name);
-/* The names convert__format knows, "a|b|c". */
-const char *convert__format_names(void);
 /* Whether the format's output sums self or total times, which --times
  * changes (folded by self time, pprof, dot, svg); false for timelines
  * (chrome, pola, perfetto) and formats without times (cgr, folded calls). */

@@ -9,7 +9,7 @@
 
 #include "analysis/diff_format.h"
 #include "analysis/diff_rules.h"
-#include "format/perfetto_writer.h"
+#include "format/perfetto/perfetto_writer.h"
 #include "format/text_out.h"
 
 #define JSON_SCHEMA "sledtrace-diff/1"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/diff_read.h"
-#include "format/perfetto_reader.h"
+#include "format/perfetto/perfetto_reader.h"
 
 /* One trace: its report, the object file name of each function and the
  * thread or process name of each thread.  The tee_* ops pass every call
@@ -112,16 +112,22 @@ static int tee_finish(void *ctx)
 	return t->inner.ops->finish ? t->inner.ops->finish(t->inner.ctx) : 0;
 }
 
-static const struct frame_sink_ops tee_ops = {
-	.function = tee_function,
-	.thread = tee_thread,
-	.enter = tee_enter,
-	.leave = tee_leave,
-	.elided = tee_elided,
-	.stats = tee_stats,
-	.finish = tee_finish,
-	.thread_end = tee_thread_end,
-};
+static int tee_probe_cost(void *ctx, uint64_t cost_ns)
+{
+	struct diff_trace *t = ctx;
+
+	return t->inner.ops->probe_cost(t->inner.ctx, cost_ns);
+}
+
+/* Every op but probe_cost, listed once for both tables. */
+#define TEE_OPS                                                                                 \
+	.function = tee_function, .thread = tee_thread, .enter = tee_enter, .leave = tee_leave, \
+	.elided = tee_elided, .stats = tee_stats, .finish = tee_finish,                         \
+	.thread_end = tee_thread_end
+
+static const struct frame_sink_ops tee_ops = { TEE_OPS };
+/* The same, asking for the probe cost before the calls. */
+static const struct frame_sink_ops tee_ops_cost = { TEE_OPS, .probe_cost = tee_probe_cost };
 
 const char *diff_trace__group(const struct diff_trace *t, uint32_t thread)
 {
@@ -147,13 +153,14 @@ static void *job_run(void *arg)
 	struct diff_trace *t = j->t;
 	/* each run compensated with its own trace's probe_cost_ns */
 	struct report_opts ro = { .by_thread = t->group != DIFF_BY_FUNCTION, .times = t->times };
-	struct frame_sink sink = { .ops = &tee_ops, .ctx = t };
+	struct frame_sink sink = { .ctx = t };
 
 	if ((j->rc = report__new(&ro, &t->r))) {
 		snprintf(j->err, sizeof(j->err), "%s: out of memory", j->path);
 		return NULL;
 	}
 	t->inner = report__sink(t->r);
+	sink.ops = t->inner.ops->probe_cost ? &tee_ops_cost : &tee_ops;
 	j->rc = perfetto_reader__read(j->path, &sink, j->err, sizeof(j->err));
 	return NULL;
 }

@@ -2,12 +2,19 @@
 /* report.c: the aggregation behind `sledtrace report` (report_print.c
  * prints it).
  *
+ * Every time column is made of one figure per call: its inclusive
+ * duration, less (compensated times) the probe cost of the probe hits
+ * inside it, clamped at 0 (model/probe_comp.h); and likewise its self
+ * time.  The trace reader hands the cost over before the first call
+ * (frame_sink_ops.probe_cost), so each call is compensated as it ends.
  * calls: every frame, plus calls a writer elided (beyond its depth cap).
- * total: inclusive time, counted once per outermost activation on a
+ * total: the calls' figures, counted once per outermost activation on a
  *        thread, so recursion is not counted twice (total <= wall time).
- * self:  inclusive time minus the inclusive time of direct children.
- * min/avg/max, p50/p99: over each call's inclusive duration; percentiles
- *        from a log-bucketed histogram (histogram.h: within 6.25%).
+ * self:  the calls' self figures (inclusive time less the inclusive time
+ *        of direct children, less the hits in self).
+ * avg:   total / calls, so that the columns add up.
+ * min/max, p50/p99: over each call's figure; percentiles from a
+ *        log-bucketed histogram (histogram.h: within 6.25%).
  * Elided calls add to calls only: their time is already inside their
  * recorded ancestors and cannot be split into self and nested time.
  * Edges (caller -> callee, for --callers/--callees) are kept only when
@@ -104,7 +111,7 @@ static struct row *row_of(struct report *r, uint32_t group, uint32_t fid)
 	return row;
 }
 
-static int add_edge(struct report *r, uint32_t caller, uint32_t callee, uint64_t dur, uint64_t hits)
+static int add_edge(struct report *r, uint32_t caller, uint32_t callee, uint64_t dur)
 {
 	uint64_t key = ((uint64_t)caller << 32 | callee) + 1, idx;
 
@@ -117,7 +124,6 @@ static int add_edge(struct report *r, uint32_t caller, uint32_t callee, uint64_t
 	}
 	r->edges[idx].calls++;
 	r->edges[idx].dur_sum += dur;
-	r->edges[idx].hits += hits;
 	return 0;
 }
 
@@ -147,11 +153,16 @@ static int rp_enter(void *ctx, const struct trace_thread *th, const struct frame
 static void measure(struct row *row, uint64_t dur)
 {
 	row->measured++;
-	row->dur_sum += dur;
 	row->min = dur < row->min ? dur : row->min;
 	row->max = dur > row->max ? dur : row->max;
 	if (row->hist)
 		histogram__add(row->hist, dur);
+}
+
+/* A call's figure: raw, or less the probe cost of its hits. */
+static uint64_t figure(const struct report *r, uint64_t raw, uint64_t hits)
+{
+	return r->o.times == REPORT_TIMES_COMPENSATED ? comp__apply(raw, hits, r->cost_ns) : raw;
 }
 
 static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
@@ -162,27 +173,26 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 	const struct frame *f = &stack[depth - 1];
 	uint64_t dur = end_ns > f->begin_ns ? end_ns - f->begin_ns : 0;
 	struct row *row = row_of(r, group_of(r, th), f->fid);
-	uint64_t hits, self_hits;
+	uint64_t hits, self_hits, time, child;
 
 	(void)how;
 	if (!t || !row || depth > t->nchild || f->fid >= t->nactive)
 		return -ENOMEM;
 	hits = comp__leave(&t->probes[depth - 1], depth > 1 ? &t->probes[depth - 2] : NULL,
 			   &self_hits);
-	row->self_probes += self_hits;
 	if (!row->hist && !(row->hist = calloc(1, sizeof(*row->hist))))
 		return -ENOMEM;
+	time = figure(r, dur, hits);
+	child = t->child[depth - 1] < dur ? t->child[depth - 1] : dur;
 	row->calls++;
-	row->self += dur - (t->child[depth - 1] < dur ? t->child[depth - 1] : dur);
-	measure(row, dur);
+	row->self += figure(r, dur - child, self_hits);
+	measure(row, time);
 	if (depth > 1)
 		t->child[depth - 2] += dur;
-	if (t->active[f->fid] && !--t->active[f->fid]) {
-		row->total += dur;
-		row->total_probes += hits;
-	}
+	if (t->active[f->fid] && !--t->active[f->fid])
+		row->total += time;
 	if ((r->o.callers || r->o.callees) &&
-	    add_edge(r, depth > 1 ? stack[depth - 2].fid : 0, f->fid, dur, hits))
+	    add_edge(r, depth > 1 ? stack[depth - 2].fid : 0, f->fid, time))
 		return -ENOMEM;
 	return 0;
 }
@@ -207,24 +217,25 @@ static int rp_thread_end(void *ctx, const struct trace_thread *th)
 	return 0;
 }
 
-/* The probe cost is known once the trace is read, so compensation is
- * applied to each row's sums here: clamped per row, not per call. */
+static int rp_probe_cost(void *ctx, uint64_t cost_ns)
+{
+	struct report *r = ctx;
+
+	r->cost_ns = cost_ns;
+	r->cost_known = true;
+	return 0;
+}
+
+/* The cost the calls were compensated with must be the one the trace's
+ * stats end with: a reader that handed over another is a bug to see. */
 static int rp_stats(void *ctx, const struct trace_stats *st)
 {
 	struct report *r = ctx;
 
 	r->st = *st;
-	if (r->o.times != REPORT_TIMES_COMPENSATED)
-		return 0;
-	for (size_t i = 0; i < r->nrows; i++) {
-		struct row *row = &r->rows[i];
-
-		row->total = comp__apply(row->total, row->total_probes, st->probe_cost_ns);
-		row->self = comp__apply(row->self, row->self_probes, st->probe_cost_ns);
-	}
-	for (size_t i = 0; i < r->nedges; i++)
-		r->edges[i].dur_sum = comp__apply(r->edges[i].dur_sum, r->edges[i].hits,
-						  st->probe_cost_ns);
+	if (r->o.times == REPORT_TIMES_COMPENSATED &&
+	    (!r->cost_known || r->cost_ns != st->probe_cost_ns))
+		return -EPROTO;
 	return 0;
 }
 
@@ -244,20 +255,20 @@ const char *report__times_name(enum report_times t)
 	return comp__times_name(t == REPORT_TIMES_COMPENSATED);
 }
 
-static const struct frame_sink_ops rp_ops = {
-	.function = rp_function,
-	.thread = rp_thread,
-	.enter = rp_enter,
-	.leave = rp_leave,
-	.elided = rp_elided,
-	.stats = rp_stats,
-	.gap = rp_gap,
-	.thread_end = rp_thread_end,
-};
+/* Every op but probe_cost, listed once for both tables. */
+#define RP_OPS                                                                              \
+	.function = rp_function, .thread = rp_thread, .enter = rp_enter, .leave = rp_leave, \
+	.elided = rp_elided, .stats = rp_stats, .gap = rp_gap, .thread_end = rp_thread_end
+
+static const struct frame_sink_ops rp_ops = { RP_OPS };
+/* The same, asking for the probe cost before the calls. */
+static const struct frame_sink_ops rp_ops_compensated = { RP_OPS, .probe_cost = rp_probe_cost };
 
 struct frame_sink report__sink(struct report *r)
 {
-	return (struct frame_sink){ .ops = &rp_ops, .ctx = r };
+	bool comp = r->o.times == REPORT_TIMES_COMPENSATED;
+
+	return (struct frame_sink){ .ops = comp ? &rp_ops_compensated : &rp_ops, .ctx = r };
 }
 
 int report__new(const struct report_opts *opts, struct report **out)

@@ -22,8 +22,10 @@ enum report_sort {
 	REPORT_SORT_MAX,
 };
 enum report_format { REPORT_TABLE, REPORT_TSV, REPORT_CSV, REPORT_JSON };
-/* Raw: as the timestamps say.  Compensated: less the probe cost of every
- * probe hit inside (model/probe_comp.h); min/avg/percentiles stay raw. */
+/* Raw: as the timestamps say.  Compensated: each call less the probe cost
+ * of every probe hit inside it, clamped at 0 (model/probe_comp.h).  Every
+ * time column of a row is one kind: total and self sum the calls' figures,
+ * min/max/percentiles are over them, avg is total / calls. */
 enum report_times { REPORT_TIMES_RAW, REPORT_TIMES_COMPENSATED };
 
 struct report_opts {

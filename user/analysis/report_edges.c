@@ -75,6 +75,7 @@ static void header(const struct sel *s, const char *fn, FILE *f)
 	enum report_format fmt = s->r->o.format;
 
 	if (fmt == REPORT_TABLE) {
+		report__put_times(s->r, f);
 		fprintf(f, "%s of %s\n%12s %16s %12s  %s\n", s->callers ? "callers" : "callees", fn,
 			"CALLS", "TOTAL_NS", "AVG_NS", s->callers ? "CALLER" : "CALLEE");
 	} else if (fmt == REPORT_JSON) {

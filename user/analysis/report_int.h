@@ -20,16 +20,15 @@ struct row {
 	uint64_t calls;	   /* with elided calls */
 	uint64_t measured; /* calls with a duration */
 	uint64_t elided;   /* calls a writer elided: counted, never timed */
-	uint64_t total, self, dur_sum, min, max;
-	/* Probe hits inside total and inside self (model/probe_comp.h). */
-	uint64_t total_probes, self_probes;
+	/* Sums and extremes of the calls' figures (report.c), raw or
+	 * compensated as the report's times say. */
+	uint64_t total, self, min, max;
 	struct histogram *hist;
 };
 
 struct edge {
 	uint32_t caller, callee; /* caller 0: no caller (a thread's root) */
-	uint64_t calls, dur_sum;
-	uint64_t hits; /* probe hits inside dur_sum (model/probe_comp.h) */
+	uint64_t calls, dur_sum; /* dur_sum: the calls' figures */
 };
 
 /* A thread (--by-thread) or process (--by-process) as rows name it. */
@@ -62,14 +61,19 @@ struct report {
 	size_t ngroups;
 	struct trace_stats st;
 	struct trace_gaps gaps; /* coverage gaps the trace lists */
+	uint64_t cost_ns;	/* probe cost per hit, handed over before the calls */
+	bool cost_known;
 };
 
 const char *report__name(const struct report *r, uint32_t fid);
 /* --callers/--callees output (report_edges.c). */
 int report_edges__print(struct report *r, FILE *f);
-/* The trace's stats: "stats: ..." after the table, "# stats: ..." last in
- * TSV and CSV; JSON carries them as an object. */
+/* The trace's stats and coverage gaps: "stats: ..." after the table,
+ * "# stats: ..." last in TSV and CSV; JSON carries them as objects
+ * (report_stats.c). */
 void report__put_stats(const struct report *r, FILE *f);
+/* The table's first line: which times its columns show (report_stats.c). */
+void report__put_times(const struct report *r, FILE *f);
 /* The thread or process a group id names; NULL when unknown. */
 const struct rgroup *report__group(const struct report *r, uint32_t id);
 

@@ -11,7 +11,6 @@
 
 #include "analysis/report_int.h"
 #include "format/text_out.h"
-#include "format/stats_line.h"
 #include "model/trace_stats.h"
 
 #define MIN_NAME 24
@@ -27,9 +26,10 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
+/* total / calls: what the row's columns add up to (report.c). */
 static uint64_t avg_of(const struct row *row)
 {
-	return row->measured ? row->dur_sum / row->measured : 0;
+	return row->calls ? row->total / row->calls : 0;
 }
 
 static int cmp_rows(const void *pa, const void *pb, void *ctx)
@@ -112,6 +112,7 @@ static void table_header(const struct pr *p)
 {
 	const struct report *r = p->r;
 
+	report__put_times(r, p->f);
 	if (r->o.by_thread)
 		fprintf(p->f, "%8s %-16s ", "TID", "THREAD");
 	else if (r->o.by_process)
@@ -227,60 +228,6 @@ static const char *group_word(const struct report *r)
 }
 
 /* ---- rows ---- */
-
-/* JSON: "coverage_gaps":[{...}] after the stats. */
-static void put_gaps_json(const struct report *r, FILE *f)
-{
-	fputs(",\"coverage_gaps\":[", f);
-	for (size_t i = 0; i < r->gaps.n; i++) {
-		const struct trace_gap *g = &r->gaps.g[i];
-
-		fprintf(f, "%s{\"pid\":%u,\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",", i ? "," : "",
-			g->pid, g->start_ns, g->end_ns);
-		fputs("\"object\":", f);
-		if (g->object)
-			text_out__json(f, g->object);
-		else
-			fputs("null", f);
-		fputs(",\"why\":", f);
-		text_out__json(f, g->why);
-		fputc('}', f);
-	}
-	fputc(']', f);
-}
-
-/* Table: one "coverage gap:" line each; TSV and CSV: "# coverage gap:". */
-static void put_gaps(const struct report *r, FILE *f)
-{
-	char line[1024];
-
-	for (size_t i = 0; i < r->gaps.n; i++) {
-		trace_gaps__describe(&r->gaps.g[i], line, sizeof(line));
-		fprintf(f, "%scoverage gap: %s\n", r->o.format == REPORT_TABLE ? "" : "# ", line);
-	}
-}
-
-void report__put_stats(const struct report *r, FILE *f)
-{
-	char line[512];
-
-	if (r->o.format == REPORT_JSON) {
-		fputs("\"stats\":{", f);
-		for (size_t i = 0; i < trace_stat_nfields; i++)
-			fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", trace_stat_fields[i].name,
-				trace_stats__get(&r->st, i));
-		fputc('}', f);
-		put_gaps_json(r, f);
-		return;
-	}
-	stats_line__format(&r->st, line, sizeof(line));
-	/* Which times the rows show travels with the stats in every format. */
-	if (r->o.format == REPORT_TABLE)
-		fprintf(f, "\nstats: %s\ntimes: %s\n", line, report__times_name(r->o.times));
-	else
-		fprintf(f, "# stats: %s times=%s\n", line, report__times_name(r->o.times));
-	put_gaps(r, f);
-}
 
 static int print_rows(struct pr *p)
 {

@@ -12,7 +12,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/times.h"
-#include "format/perfetto_reader.h"
+#include "format/perfetto/perfetto_reader.h"
 
 #define S struct report_opts
 

@@ -9,10 +9,10 @@
 
 /* The field is an enum report_times; a command's init() sets it to
  * CLI_TIMES_DEFAULT (the parser's settings start zeroed, which is raw). */
-#define CLI_TIMES(type, field)                                                                 \
-	CLI_ENUM(0, "times", type, field, report_times_names, "KIND", "compensated",           \
-		 "total and self times less the probe cost calibrated from the run for every " \
-		 "probe hit inside them, or raw: as measured")
+#define CLI_TIMES(type, field)                                                               \
+	CLI_ENUM(0, "times", type, field, report_times_names, "KIND", "compensated",         \
+		 "every call's times less the probe cost calibrated from the run for every " \
+		 "probe hit inside it, or raw: as measured")
 #define CLI_TIMES_DEFAULT REPORT_TIMES_COMPENSATED
 
 #endif

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "format/arrow_schema.h"
-#include "format/pbuf.h"
+#include "format/codec/pbuf.h"
 
 enum { HDR_SCHEMA = 1 };			    /* MessageHeader */
 enum { TY_INT = 2, TY_UTF8 = 5, TY_DURATION = 18 }; /* Type */

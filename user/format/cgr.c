@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "format/cgr_names.h"
 #include "format/text_out.h"
 #include "format/strtab.h"
+#include "object/srcpath.h"
 #include "util/u64map.h"
 
 #define NO_EP UINT32_MAX
@@ -45,34 +47,15 @@ static bool under_root(const struct cgr *g, const char *path)
 	       (path[g->rootlen] == '/' || g->root[g->rootlen - 1] == '/');
 }
 
-/* Resolves "." and ".." lexically (DWARF paths read like
- * /src/build/../lib/x.c), so a file is judged by where it really is. */
+/* Paths from srcloc are whole already; a trace of an older sledtrace may
+ * still read /src/build/../lib/x.c, so a file is judged by where it really
+ * is.  A path that does not fit is left empty: under no root. */
 static void normalize(const char *in, char *out, size_t len)
 {
-	size_t n = 0;
-
-	if (!len)
-		return;
-	out[0] = '\0';
-	if (!in || in[0] != '/')
-		return;
-	for (const char *p = in; *p;) {
-		const char *e = strchr(p, '/');
-		size_t k = e ? (size_t)(e - p) : strlen(p);
-
-		if (k == 2 && !strncmp(p, "..", 2)) {
-			while (n && out[--n] != '/')
-				;
-		} else if (k && !(k == 1 && p[0] == '.') && n + 1 + k < len) {
-			out[n++] = '/';
-			memcpy(out + n, p, k);
-			n += k;
-		}
-		out[n] = '\0';
-		p += k + (e != NULL);
-	}
-	if (!n)
-		snprintf(out, len, "/");
+	if (!in || snprintf(out, len, "%s", in) >= (int)len)
+		out[0] = '\0';
+	else
+		srcpath__normalize(out);
 }
 
 static int endpoint(struct cgr *g, const struct trace_function *fn, uint32_t *out)
@@ -206,7 +189,7 @@ int cgr__write(const struct calltree *ct, const char *repo_root, FILE *f)
 	int err = -ENOMEM;
 
 	normalize(repo_root, root, sizeof(root));
-	if (!root[0])
+	if (root[0] != '/')
 		return -EINVAL;
 	g.rootlen = strlen(root);
 	if ((g.keys = strtab__new()) && !(err = collect(&g))) {

@@ -13,7 +13,7 @@
 
 #include "format/arrow_schema.h"
 #include "format/parquet.h"
-#include "format/thrift_compact.h"
+#include "format/codec/thrift_compact.h"
 
 enum { T_INT32 = 1, T_INT64 = 2, T_BYTE_ARRAY = 6 };	/* Type */
 enum { CT_UTF8 = 0, CT_UINT_32 = 13, CT_UINT_64 = 14 }; /* ConvertedType */

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/pbuf.h"
+#include "format/codec/pbuf.h"
 #include "format/pprof.h"
 #include "format/stats_line.h"
 #include "format/strtab.h"
 #include "model/probe_comp.h"
-#include "util/gzout.h"
+#include "format/codec/gzout.h"
 
 enum { /* Profile */
        P_SAMPLE_TYPE = 1,
@@ -285,7 +285,7 @@ int pprof__write(const struct calltree *ct, FILE *f)
 		strtab__free(p.strs);
 		return -ENOMEM;
 	}
-	err = gzout__new(f, 6, &p.gz);
+	err = gzout__new(byte_sink__file(f), 6, &p.gz);
 	if (!err)
 		err = write_all(&p);
 	gzout__free(p.gz);

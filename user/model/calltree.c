@@ -37,7 +37,8 @@ struct calltree {
 	struct trace_function *fns; /* by fid; name NULL when not announced */
 	uint32_t nfns;
 	struct trace_stats st;
-	bool by_thread, compensated;
+	bool by_thread, compensated, cost_known;
+	uint64_t cost_ns; /* probe cost per hit, handed over before the calls */
 	uint64_t first_ns, last_ns;
 };
 
@@ -154,6 +155,13 @@ static void see_time(struct calltree *ct, uint64_t ns)
 		ct->last_ns = ns;
 }
 
+/* A call's time on its path: raw, or less the probe cost of its hits,
+ * clamped at 0 per call as the report does. */
+static uint64_t figure(const struct calltree *ct, uint64_t raw, uint64_t hits)
+{
+	return ct->compensated ? comp__apply(raw, hits, ct->cost_ns) : raw;
+}
+
 static int ct_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		    uint32_t depth)
 {
@@ -179,19 +187,19 @@ static int ct_leave(void *ctx, const struct trace_thread *th, const struct frame
 	uint64_t begin = stack[depth - 1].begin_ns;
 	uint64_t dur = end_ns > begin ? end_ns - begin : 0;
 	struct calltree_node *n;
-	uint64_t self_hits;
+	uint64_t hits, self_hits, self;
 
 	(void)how;
 	if (!t || depth > t->cap)
 		return -EINVAL;
 	see_time(ct, end_ns);
 	n = &ct->nodes[t->node[depth - 1]];
+	hits = comp__leave(&t->probes[depth - 1], depth > 1 ? &t->probes[depth - 2] : NULL,
+			   &self_hits);
+	self = dur > t->child_ns[depth - 1] ? dur - t->child_ns[depth - 1] : 0;
 	n->calls++;
-	n->total_ns += dur;
-	n->self_ns += dur > t->child_ns[depth - 1] ? dur - t->child_ns[depth - 1] : 0;
-	n->total_hits += comp__leave(&t->probes[depth - 1],
-				     depth > 1 ? &t->probes[depth - 2] : NULL, &self_hits);
-	n->self_hits += self_hits;
+	n->total_ns += figure(ct, dur, hits);
+	n->self_ns += figure(ct, self, self_hits);
 	if (depth > 1)
 		t->child_ns[depth - 2] += dur;
 	return 0;
@@ -263,9 +271,23 @@ static int ct_thread_end(void *ctx, const struct trace_thread *th)
 	return 0;
 }
 
+/* As in the report: the cost handed over first must be the stats' own. */
 static int ct_stats(void *ctx, const struct trace_stats *st)
 {
-	((struct calltree *)ctx)->st = *st;
+	struct calltree *ct = ctx;
+
+	ct->st = *st;
+	if (ct->compensated && (!ct->cost_known || ct->cost_ns != st->probe_cost_ns))
+		return -EPROTO;
+	return 0;
+}
+
+static int ct_probe_cost(void *ctx, uint64_t cost_ns)
+{
+	struct calltree *ct = ctx;
+
+	ct->cost_ns = cost_ns;
+	ct->cost_known = true;
 	return 0;
 }
 
@@ -275,16 +297,14 @@ static int ct_finish(void *ctx)
 	return 0;
 }
 
-static const struct frame_sink_ops ct_ops = {
-	.function = ct_function,
-	.thread = ct_thread,
-	.enter = ct_enter,
-	.leave = ct_leave,
-	.elided = ct_elided,
-	.stats = ct_stats,
-	.finish = ct_finish,
-	.thread_end = ct_thread_end,
-};
+/* Every op but probe_cost, listed once for both tables. */
+#define CT_OPS                                                                              \
+	.function = ct_function, .thread = ct_thread, .enter = ct_enter, .leave = ct_leave, \
+	.elided = ct_elided, .stats = ct_stats, .finish = ct_finish, .thread_end = ct_thread_end
+
+static const struct frame_sink_ops ct_ops = { CT_OPS };
+/* The same, asking for the probe cost before the calls. */
+static const struct frame_sink_ops ct_ops_compensated = { CT_OPS, .probe_cost = ct_probe_cost };
 
 static int ct_new(struct calltree **out, bool by_thread)
 {
@@ -317,7 +337,8 @@ int calltree__new_by_thread(struct calltree **out)
 
 struct frame_sink calltree__sink(struct calltree *ct)
 {
-	return (struct frame_sink){ .ops = &ct_ops, .ctx = ct };
+	return (struct frame_sink){ .ops = ct->compensated ? &ct_ops_compensated : &ct_ops,
+				    .ctx = ct };
 }
 
 size_t calltree__count(const struct calltree *ct)
@@ -347,11 +368,6 @@ const struct trace_function *calltree__function(const struct calltree *ct, uint3
 uint32_t calltree__max_fid(const struct calltree *ct)
 {
 	return ct->nfns ? ct->nfns - 1 : 0;
-}
-
-size_t calltree__nthreads(const struct calltree *ct)
-{
-	return ct->ninfos;
 }
 
 const struct trace_thread *calltree__thread(const struct calltree *ct, size_t idx)
@@ -391,63 +407,9 @@ void calltree__free(struct calltree *ct)
 	free(ct);
 }
 
-/* Per function: the report's compensated self time (its paths' raw self
- * and hits summed, then clamped once), what its paths keep when each is
- * clamped alone, and how much of the former is handed out so far. */
-struct comp_share {
-	uint64_t raw, hits, kept, target, cum, given;
-};
-
-static bool timed_fid(const struct calltree *ct, uint32_t fid)
+void calltree__compensate(struct calltree *ct)
 {
-	return fid < ct->nfns;
-}
-
-/* A path's share of its function's compensated self time, in proportion
- * to what it keeps alone; rounding down the running sum hands out the
- * target exactly (a product of two 64-bit values needs 128 bits). */
-static uint64_t share(struct comp_share *s, uint64_t kept)
-{
-	uint64_t upto;
-
-	s->cum += kept;
-	upto = (uint64_t)((unsigned __int128)s->target * s->cum / s->kept);
-	kept = upto - s->given;
-	s->given = upto;
-	return kept;
-}
-
-int calltree__compensate(struct calltree *ct)
-{
-	uint64_t cost = ct->st.probe_cost_ns;
-	struct comp_share *fn;
-
-	if (ct->compensated)
-		return 0;
-	if (!(fn = calloc(ct->nfns ? ct->nfns : 1, sizeof(*fn))))
-		return -ENOMEM;
 	ct->compensated = true;
-	for (size_t i = 1; i < ct->n; i++) {
-		const struct calltree_node *n = &ct->nodes[i];
-		struct comp_share *s = timed_fid(ct, n->fid) ? &fn[n->fid] : NULL;
-
-		if (s) {
-			s->raw += n->self_ns;
-			s->hits += n->self_hits;
-			s->kept += comp__apply(n->self_ns, n->self_hits, cost);
-		}
-	}
-	for (uint32_t f = 0; f < ct->nfns; f++)
-		fn[f].target = comp__apply(fn[f].raw, fn[f].hits, cost);
-	for (size_t i = 1; i < ct->n; i++) {
-		struct calltree_node *n = &ct->nodes[i];
-		uint64_t kept = comp__apply(n->self_ns, n->self_hits, cost);
-
-		n->total_ns = comp__apply(n->total_ns, n->total_hits, cost);
-		n->self_ns = timed_fid(ct, n->fid) && kept ? share(&fn[n->fid], kept) : kept;
-	}
-	free(fn);
-	return 0;
 }
 
 bool calltree__compensated(const struct calltree *ct)

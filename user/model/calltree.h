@@ -15,9 +15,9 @@
 struct calltree_node {
 	uint32_t parent; /* node index; 0 is the root, which is no function */
 	uint32_t fid;	 /* a function, CALLTREE_ELIDED or a thread root */
+	/* Times summed over the path's calls, each raw or compensated
+	 * (calltree__compensate). */
 	uint64_t calls, total_ns, self_ns;
-	/* Probe hits inside total and inside self (model/probe_comp.h). */
-	uint64_t total_hits, self_hits;
 };
 
 /* Calls a writer elided (deeper than its cap) hang under a node of this
@@ -35,14 +35,14 @@ int calltree__new(struct calltree **out);
 int calltree__new_by_thread(struct calltree **out);
 struct frame_sink calltree__sink(struct calltree *ct);
 void calltree__free(struct calltree *ct);
-/* After the trace is read: takes the probe cost calibrated from the run
- * (its stats' probe_cost_ns) x probe hits out of every path's total and
- * self time (model/probe_comp.h), once.  Self times sum to the report's
- * per function: each function's paths share its compensated self time,
- * clamped at 0 once as the report does, in proportion to what each path
- * keeps when clamped alone.  Total times are clamped per path. */
-int calltree__compensate(struct calltree *ct); /* 0 or -ENOMEM */
-/* Whether calltree__compensate ran: which times the writers say they show. */
+/* Before the trace is read (and before calltree__sink): every call's total
+ * and self time is taken less the probe cost calibrated from the run x its
+ * probe hits, clamped at 0 per call (model/probe_comp.h), as the report
+ * does, so a function's paths sum to the report's figures.  The sink then
+ * asks the reader for the cost first (frame_sink_ops.probe_cost). */
+void calltree__compensate(struct calltree *ct);
+/* Whether calltree__compensate was asked: which times the writers say they
+ * show. */
 bool calltree__compensated(const struct calltree *ct);
 
 size_t calltree__count(const struct calltree *ct); /* nodes, root included */
@@ -53,7 +53,6 @@ const char *calltree__name(const struct calltree *ct, uint32_t fid);
 const struct trace_function *calltree__function(const struct calltree *ct, uint32_t fid);
 /* Largest function id announced. */
 uint32_t calltree__max_fid(const struct calltree *ct);
-size_t calltree__nthreads(const struct calltree *ct);
 const struct trace_thread *calltree__thread(const struct calltree *ct, size_t idx);
 const struct trace_stats *calltree__stats(const struct calltree *ct);
 /* Earliest frame start and latest frame end seen; both 0 for no frames. */

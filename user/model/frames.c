@@ -232,6 +232,8 @@ int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t
 	t->top_is_leaf = true;
 	if (ts > t->last_ts)
 		t->last_ts = ts;
+	if (!fb->sink.ops->enter)
+		return 0;
 	return fb->sink.ops->enter(fb->sink.ctx, &t->th, t->stack, t->depth);
 }
 
@@ -266,7 +268,9 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
 	else if (how == FRAME_UNFINISHED)
 		fb->unfinished++;
 	note_leaf(fb, t, ts, how);
-	err = fb->sink.ops->leave(fb->sink.ctx, &t->th, t->stack, t->depth, ts, how);
+	err = fb->sink.ops->leave ? fb->sink.ops->leave(fb->sink.ctx, &t->th, t->stack, t->depth,
+							  ts, how)
+				  : 0;
 	t->depth--;
 	return err;
 }

@@ -91,7 +91,8 @@ struct frame {
 struct frame_sink_ops {
 	int (*function)(void *ctx, const struct trace_function *fn);
 	int (*thread)(void *ctx, const struct trace_thread *th);
-	/* stack[depth - 1] has just begun. */
+	/* stack[depth - 1] has just begun.  Optional, as leave is: a sink
+	 * that only counts (the stats, the summary) leaves both out. */
 	int (*enter)(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		     uint32_t depth);
 	/* stack[depth - 1] ends at end_ns; the rest of stack is its callers. */
@@ -108,6 +109,11 @@ struct frame_sink_ops {
 	int (*thread_end)(void *ctx, const struct trace_thread *th);
 	/* A coverage gap, before stats().  Optional. */
 	int (*gap)(void *ctx, const struct trace_gap *g);
+	/* Set by a sink that takes the probe cost out of each call as it ends
+	 * (model/probe_comp.h): a trace reader calls it before anything else
+	 * with the probe_cost_ns that stats() will carry at the end.  A sink
+	 * without it is handed nothing early.  Optional. */
+	int (*probe_cost)(void *ctx, uint64_t cost_ns);
 };
 
 struct frame_sink {

@@ -59,7 +59,8 @@ void trace_gaps__describe(const struct trace_gap *g, char *buf, size_t len)
 	char span[64] = "until it ended";
 
 	if (g->end_ns > g->start_ns)
-		snprintf(span, sizeof(span), "for %.3f ms", (double)(g->end_ns - g->start_ns) / 1e6);
+		snprintf(span, sizeof(span), "for %.3f ms",
+			 (double)(g->end_ns - g->start_ns) / 1e6);
 	snprintf(buf, len, "process %u may have run %s unprobed %s: %s", g->pid,
 		 g->object ? g->object : "what it mapped", span, g->why);
 }

@@ -10,7 +10,14 @@
  * before the first lookup, and then only the unit headers and the functions
  * of the units that hold the addresses asked about: a trace asks about the
  * functions it hit, and walking all of a large program's DWARF costs tens of
- * milliseconds. */
+ * milliseconds.
+ *
+ * File names come out whole (srcpath.h): libdw joins a file to its line
+ * table's include directory (DWARF 4 and 5 alike), but a directory that is
+ * itself relative to DW_AT_comp_dir is left so, e.g. for a file that
+ * another one #includes from a subdirectory when the compiler was given a
+ * relative path.  Each name is joined and normalized once, on its first
+ * lookup, and kept for as long as the srcloc. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +33,8 @@
 #include <zlib.h>
 
 #include "object/srcloc.h"
+#include "object/srcpath.h"
+#include "util/u64map.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
 
@@ -33,8 +42,15 @@
  * declaration; the line table answers then. */
 struct sl_func {
 	uint64_t lo, hi;
-	const char *file; /* owned by dbg */
+	const char *file; /* owned by dbg, as libdw spells it */
+	const char *dir;  /* its unit's DW_AT_comp_dir, or NULL */
 	uint32_t line;
+};
+
+/* A file name as libdw spells it, and the whole path it names. */
+struct sl_path {
+	const char *raw, *dir;
+	char *path;
 };
 
 /* One compile unit.  Its functions are read on the first lookup that falls
@@ -64,6 +80,9 @@ struct srcloc {
 	size_t nunits;
 	struct sl_range *ranges;
 	size_t nranges, rcap;
+	struct sl_path *paths; /* every whole path handed out */
+	size_t npaths, pcap;
+	struct u64map path_of; /* raw name's address -> index in paths */
 };
 
 static bool has_units(Dwarf *dbg)
@@ -203,6 +222,10 @@ void srcloc__free(struct srcloc *sl)
 		free(sl->units[i].funcs);
 	free(sl->units);
 	free(sl->ranges);
+	for (size_t i = 0; i < sl->npaths; i++)
+		free(sl->paths[i].path);
+	free(sl->paths);
+	u64map__clear(&sl->path_of);
 	if (sl->dbg)
 		dwarf_end(sl->dbg);
 	if (sl->debug_elf)
@@ -227,10 +250,21 @@ static int push_func(struct sl_unit *u, const struct sl_func *fn)
 	return 0;
 }
 
+/* The directory the unit's relative names start from.  On a split unit
+ * dwarf_attr_integrate reads the skeleton's. */
+static const char *comp_dir(Dwarf_Die *cudie)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formstring(dwarf_attr_integrate(cudie, DW_AT_comp_dir, &attr));
+}
+
 /* dwarf_decl_file in elfutils before 0.191 refuses file index 0, which
  * DWARF 5 uses for the primary source file (clang's default), so read the
- * index and the file table of the unit the attribute lives in. */
-static const char *decl_file(Dwarf_Die *die)
+ * index and the file table of the unit the attribute lives in (which may
+ * not be the function's: abstract origins cross units under LTO); *dir is
+ * that unit's DW_AT_comp_dir. */
+static const char *decl_file(Dwarf_Die *die, const char **dir)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word idx;
@@ -244,6 +278,7 @@ static const char *decl_file(Dwarf_Die *die)
 	    (idx == 0 && version < 5) || dwarf_getsrcfiles(&cudie, &files, &nfiles) ||
 	    idx >= nfiles)
 		return NULL;
+	*dir = comp_dir(&cudie);
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
@@ -251,11 +286,12 @@ static const char *decl_file(Dwarf_Die *die)
 static int add_func(Dwarf_Die *die, void *arg)
 {
 	struct sl_unit *u = arg;
-	struct sl_func fn = { .file = decl_file(die) };
+	struct sl_func fn = { 0 };
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
 	int line = 0;
 
+	fn.file = decl_file(die, &fn.dir);
 	if (fn.file && dwarf_decl_line(die, &line) == 0 && line > 0)
 		fn.line = (uint32_t)line;
 	else
@@ -421,12 +457,45 @@ static const struct sl_func *find_in_units(struct srcloc *sl, uint64_t vaddr)
 	return best;
 }
 
+/* raw (as libdw spells it) as a whole path, made on its first use.  libdw
+ * hands out one string per file of a line table, so its address keys the
+ * cache; the directory is compared too, for a line table two units with
+ * different DW_AT_comp_dir would share. */
+static int whole_path(struct srcloc *sl, const char *raw, const char *dir, const char **out)
+{
+	uint64_t idx;
+	struct sl_path *p;
+
+	if (u64map__get(&sl->path_of, (uintptr_t)raw, &idx) && sl->paths[idx].dir == dir) {
+		*out = sl->paths[idx].path;
+		return 0;
+	}
+	if (sl->npaths == sl->pcap) {
+		size_t cap = sl->pcap ? sl->pcap * 2 : 32;
+		struct sl_path *v = realloc(sl->paths, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sl->paths = v;
+		sl->pcap = cap;
+	}
+	p = &sl->paths[sl->npaths];
+	*p = (struct sl_path){ raw, dir, srcpath__join(dir, raw) };
+	if (!p->path || u64map__put(&sl->path_of, (uintptr_t)raw, sl->npaths)) {
+		free(p->path);
+		return -ENOMEM;
+	}
+	sl->npaths++;
+	*out = p->path;
+	return 0;
+}
+
 static int line_table_lookup(struct srcloc *sl, uint64_t vaddr, const char **file, uint32_t *line)
 {
 	Dwarf_Die cudie;
 	Dwarf_Line *row;
 	const char *src;
-	int lineno;
+	int lineno, err;
 
 	if (!dwarf_addrdie(sl->dbg, vaddr, &cudie))
 		return -ENOENT;
@@ -434,7 +503,8 @@ static int line_table_lookup(struct srcloc *sl, uint64_t vaddr, const char **fil
 	if (!row || !(src = dwarf_linesrc(row, NULL, NULL)) || dwarf_lineno(row, &lineno) ||
 	    lineno <= 0)
 		return -ENOENT;
-	*file = src;
+	if ((err = whole_path(sl, src, comp_dir(&cudie), file)))
+		return err;
 	*line = (uint32_t)lineno;
 	return 0;
 }
@@ -442,6 +512,7 @@ static int line_table_lookup(struct srcloc *sl, uint64_t vaddr, const char **fil
 int srcloc__lookup(struct srcloc *sl, uint64_t vaddr, const char **file, uint32_t *line)
 {
 	const struct sl_func *fn;
+	int err;
 
 	if (!sl || !sl->dbg)
 		return -ENOENT;
@@ -449,7 +520,8 @@ int srcloc__lookup(struct srcloc *sl, uint64_t vaddr, const char **file, uint32_
 		scan_units(sl);
 	fn = find_in_units(sl, vaddr);
 	if (fn && fn->file) {
-		*file = fn->file;
+		if ((err = whole_path(sl, fn->file, fn->dir, file)))
+			return err;
 		*line = fn->line;
 		return 0;
 	}

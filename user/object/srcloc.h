@@ -14,8 +14,10 @@ struct srcloc;
  * lines.  Returns NULL only on allocation failure. */
 struct srcloc *srcloc__open(const struct elf_object *obj);
 void srcloc__free(struct srcloc *sl);
-/* File and line of the function at vaddr (link-time address).  *file stays
- * valid until srcloc__free.  Returns 0 or -ENOENT. */
+/* File and line of the function at vaddr (link-time address).  *file is
+ * absolute and normalized whenever DWARF gives the directories to make it
+ * so (srcpath.h), and stays valid until srcloc__free.  Returns 0, -ENOENT
+ * or -ENOMEM. */
 int srcloc__lookup(struct srcloc *sl, uint64_t vaddr, const char **file, uint32_t *line);
 
 #endif

@@ -135,14 +135,19 @@ static void read_proc_file(const char *path, char *buf, size_t len, bool nul_to_
 			buf[i] = ' ';
 }
 
-/* The kernel's word first (idents.h); a thread or process it never named
- * (it existed before attach, or its record was lost) from /proc while it
- * still exists; else "?", counted. */
-static const char *name_of(struct collector *c, const char *kernel, const char *path, char *buf,
-			   size_t len, bool args)
+/* The kernel's word first (idents.h: every thread and process the trace
+ * sees is named by the BPF side when it is created, renamed or exec'd, and
+ * -p targets are seeded at attach).  Only one the kernel never named (its
+ * identity record was lost) is read from /proc while it still exists,
+ * off the common path; else "?".  Both are counted. */
+static const char *name_of(struct collector *c, const char *kernel, const char *fmt, uint32_t tgid,
+			   uint32_t tid, char *buf, size_t len, bool args)
 {
+	char path[64];
+
 	if (kernel)
 		return kernel;
+	snprintf(path, sizeof(path), fmt, tgid, tid);
 	read_proc_file(path, buf, len, args);
 	if (buf[0]) {
 		c->names.from_proc++;
@@ -194,22 +199,21 @@ static struct cthread *find_thread(struct collector *c, uint32_t tgid, uint32_t 
 
 static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct cthread **out)
 {
-	char path[64], tbuf[64], pbuf[64], cbuf[1024];
+	char tbuf[64], pbuf[64], cbuf[1024];
 	const char *tname, *pname, *cmdline;
 	struct fb_thread *fbt;
 	int err;
 
 	if ((*out = find_thread(c, tgid, tid)))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid, tid);
-	tname = name_of(c, idents__thread_name(c->ids, tgid, tid), path, tbuf, sizeof(tbuf), false);
-	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	tname = name_of(c, idents__thread_name(c->ids, tgid, tid), "/proc/%u/task/%u/comm", tgid,
+			tid, tbuf, sizeof(tbuf), false);
 	pname = idents__process_name(c->ids, tgid);
 	if (!pname)
 		pname = idents__thread_name(c->ids, tgid, tgid);
-	pname = name_of(c, pname, path, pbuf, sizeof(pbuf), false);
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
-	cmdline = name_of(c, idents__cmdline(c->ids, tgid), path, cbuf, sizeof(cbuf), true);
+	pname = name_of(c, pname, "/proc/%u/comm", tgid, 0, pbuf, sizeof(pbuf), false);
+	cmdline = name_of(c, idents__cmdline(c->ids, tgid), "/proc/%u/cmdline", tgid, 0, cbuf,
+			  sizeof(cbuf), true);
 	err = frame_builder__thread(c->fb, tgid, tid, tname, pname, cmdline, &fbt);
 	if (err)
 		return err;
@@ -279,27 +283,28 @@ static void forget_tails_below(struct cthread *t, uint64_t sp)
 }
 
 static int handle_entry(struct collector *c, struct cthread *t, uint32_t fid,
-			const struct sled_event *e)
+			const struct sled_call *e)
 {
-	int err = close_below(c, t, e->sp, e->ts, true);
+	int err = close_below(c, t, e->slot, e->h.ts, true);
 
 	if (err)
 		return err;
 	if (t->npend)
-		forget_tails_below(t, e->sp);
+		forget_tails_below(t, e->slot);
 	if (!(c->hit[fid / 8] & (1u << (fid % 8)))) {
 		c->hit[fid / 8] |= (uint8_t)(1u << (fid % 8));
 		c->nhit++;
 	}
-	return frame_builder__enter(c->fb, t->fbt, fid, e->ts, e->sp);
+	return frame_builder__enter(c->fb, t->fbt, fid, e->h.ts, e->slot);
 }
 
-/* slot: the return-address slot the exiting frame was entered with. */
-static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uint64_t slot,
-		       const struct sled_event *e, unsigned kind)
+/* e->slot: the return-address slot the exiting frame was entered with. */
+static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid,
+		       const struct sled_call *e, unsigned kind)
 {
+	uint64_t slot = e->slot;
 	const struct frame *top;
-	int err = close_below(c, t, slot, e->ts, false);
+	int err = close_below(c, t, slot, e->h.ts, false);
 
 	if (err)
 		return err;
@@ -307,7 +312,7 @@ static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid, uin
 	if (top && top->sp == slot) {
 		if (kind == SLED_KIND_TAIL && top->fid == fid)
 			remember_tail(t, slot);
-		return frame_builder__leave(c->fb, t->fbt, e->ts,
+		return frame_builder__leave(c->fb, t->fbt, e->h.ts,
 					    kind == SLED_KIND_TAIL ? FRAME_TAIL : FRAME_RETURNED);
 	}
 	if (kind == SLED_KIND_RET && consume_tail(t, slot))
@@ -332,81 +337,110 @@ static int retire(struct collector *c, uint32_t tgid, uint32_t tid, uint64_t ts)
 
 /* A forked child runs on in the frames its parent's thread had open at the
  * fork: they begin again in the child, at the fork, so that the child's
- * returns from them match.  sp carries the parent's tgid << 32 | tid. */
-static int fork_child(struct collector *c, const struct sled_event *e)
+ * returns from them match. */
+static int fork_child(struct collector *c, const struct sled_fork *e)
 {
-	uint32_t ptgid = (uint32_t)(e->sp >> 32), ptid = (uint32_t)e->sp, depth;
+	uint32_t ptgid = e->parent_tgid, ptid = e->parent_tid, depth;
 	struct cthread *parent = find_thread(c, ptgid, ptid), *child;
-	int err = idents__inherit(c->ids, e->tgid, ptgid);
+	int err = idents__inherit(c->ids, e->h.tgid, ptgid);
 
 	if (err)
 		return err;
 	if (!parent || !(depth = frame_builder__depth(parent->fbt)))
 		return 0;
-	err = retire(c, e->tgid, e->tid, e->ts);
+	err = retire(c, e->h.tgid, e->h.tid, e->h.ts);
 	if (!err)
-		err = thread_for(c, e->tgid, e->tid, &child);
+		err = thread_for(c, e->h.tgid, e->h.tid, &child);
 	if (err)
 		return err;
 	parent = find_thread(c, ptgid, ptid); /* thread_for may move threads */
 	for (uint32_t i = 0; !err && parent && i < depth; i++) {
 		const struct frame *f = frame_builder__frame(parent->fbt, i);
 
-		err = frame_builder__enter(c->fb, child->fbt, f->fid, e->ts, f->sp);
+		err = frame_builder__enter(c->fb, child->fbt, f->fid, e->h.ts, f->sp);
 	}
 	return err;
 }
 
 /* The thread is gone: what it left open ends with it, and nothing of its
  * stack may pair with the frames of a later thread that reuses the tid. */
-static int thread_exit(struct collector *c, const struct sled_event *e)
+static int thread_exit(struct collector *c, const struct sled_thread_exit *e)
 {
-	int err = retire(c, e->tgid, e->tid, e->ts);
+	int err = retire(c, e->h.tgid, e->h.tid, e->h.ts);
 
-	idents__gone(c->ids, e->tgid, e->tid, e->sp == 1);
+	idents__gone(c->ids, e->h.tgid, e->h.tid, e->process_ended);
 	return err;
 }
 
 /* exec replaced the thread's program: its frames are gone, and what runs
  * next is named anew. */
-static int exec_thread(struct collector *c, const struct sled_event *e)
+static int exec_thread(struct collector *c, const struct sled_head *h)
 {
-	return retire(c, e->tgid, e->tid, e->ts);
+	return retire(c, h->tgid, h->tid, h->ts);
 }
 
-int collector__event(struct collector *c, const struct sled_event *e)
+static int call(struct collector *c, const struct sled_call *e)
 {
-	unsigned kind = SLED_COOKIE_KIND(e->cookie), obj = SLED_COOKIE_OBJ(e->cookie);
-	uint32_t fn = SLED_COOKIE_FN(e->cookie), fid;
+	unsigned kind = SLED_TAG_KIND(e->h.tag), obj = SLED_COOKIE_OBJ(e->h.tag);
+	uint32_t fn = SLED_COOKIE_FN(e->h.tag), fid;
 	struct cthread *t;
 	int err;
 
-	/* Process bookkeeping, not trace events (events count calls and
-	 * thread exits, as the drop counter does). */
-	if (kind == SLED_KIND_FORK)
-		return fork_child(c, e);
-	if (kind == SLED_KIND_EXEC)
-		return exec_thread(c, e);
-	if (kind == SLED_KIND_IDENT)
-		return idents__update(c->ids, (const struct sled_ident *)e);
-	c->st.events++;
-	if (kind == SLED_KIND_THREAD_EXIT)
-		return thread_exit(c, e);
 	if (obj >= c->nobjs || fn == 0 || fn > c->objs[obj].nfuncs)
-		return 0; /* not a sled cookie: nothing to rebuild */
+		return 0; /* not a cookie of ours: nothing to rebuild */
 	fid = c->objs[obj].fid_base + fn;
-	err = thread_for(c, e->tgid, e->tid, &t);
+	err = thread_for(c, e->h.tgid, e->h.tid, &t);
 	if (err)
 		return err;
-	switch (kind) {
-	case SLED_KIND_ENTRY:
+	if (kind == SLED_KIND_ENTRY)
 		return handle_entry(c, t, fid, e);
+	return handle_exit(c, t, fid, e, kind);
+}
+
+/* The smallest record of each kind: a shorter one is not read. */
+static const uint32_t record_size[SLED_KIND_MAX] = {
+	[SLED_KIND_ENTRY] = sizeof(struct sled_call),
+	[SLED_KIND_EXIT] = sizeof(struct sled_call),
+	[SLED_KIND_TAIL] = sizeof(struct sled_call),
+	[SLED_KIND_RET] = sizeof(struct sled_call),
+	[SLED_KIND_THREAD_EXIT] = sizeof(struct sled_thread_exit),
+	[SLED_KIND_MAPPED] = sizeof(struct sled_mapped),
+	[SLED_KIND_FORK] = sizeof(struct sled_fork),
+	[SLED_KIND_EXEC] = sizeof(struct sled_head),
+	[SLED_KIND_IDENT] = sizeof(struct sled_ident),
+};
+
+unsigned collector__kind(const void *rec, size_t size)
+{
+	unsigned kind;
+
+	if (size < sizeof(struct sled_head))
+		return SLED_KIND_MAX;
+	kind = SLED_TAG_KIND(((const struct sled_head *)rec)->tag);
+	return kind < SLED_KIND_MAX && size >= record_size[kind] ? kind : SLED_KIND_MAX;
+}
+
+int collector__event(struct collector *c, const void *rec, size_t size)
+{
+	/* Process bookkeeping is not counted: events count calls and thread
+	 * exits, as the drop counter does. */
+	switch (collector__kind(rec, size)) {
+	case SLED_KIND_ENTRY:
 	case SLED_KIND_EXIT:
 	case SLED_KIND_TAIL:
-		return handle_exit(c, t, fid, e->sp, e, kind);
 	case SLED_KIND_RET:
-		return handle_exit(c, t, fid, e->sp - 8, e, kind);
+		c->st.events++;
+		return call(c, rec);
+	case SLED_KIND_THREAD_EXIT:
+		c->st.events++;
+		return thread_exit(c, rec);
+	case SLED_KIND_FORK:
+		return fork_child(c, rec);
+	case SLED_KIND_EXEC:
+		return exec_thread(c, rec);
+	case SLED_KIND_IDENT:
+		return idents__update(c->ids, rec);
 	default:
-		return 0;
+		return 0; /* MAPPED is the hold's (mappings.h); unknown kinds are skipped */
 	}
 }

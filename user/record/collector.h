@@ -8,6 +8,7 @@
 #define SLEDTRACE_COLLECTOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/frames.h"
@@ -33,8 +34,12 @@ int collector__add_object(struct collector *c, const struct collector_object *ob
 /* Names the threads of a running process (a -p target) from /proc now,
  * before any of them can end unseen; negative errno only for ENOMEM. */
 int collector__seed(struct collector *c, uint32_t tgid);
-/* Consumes one event (a struct sled_ident when its kind is IDENT); negative errno only for failures of the sink. */
-int collector__event(struct collector *c, const struct sled_event *e);
+/* The kind of a ring-buffer record (SLED_KIND_*), or SLED_KIND_MAX when
+ * it is shorter than its kind's struct or of no kind sledtrace knows. */
+unsigned collector__kind(const void *rec, size_t size);
+/* Consumes one record of `size` bytes (include/sledtrace.h); negative
+ * errno only for failures of the sink. */
+int collector__event(struct collector *c, const void *rec, size_t size);
 /* Counters so far (events, unmatched exits, inferred exits). */
 const struct trace_stats *collector__stats(const struct collector *c);
 const struct collector_names *collector__names(const struct collector *c);

@@ -13,11 +13,9 @@
 int coverage__add(struct trace_gaps *l, uint32_t pid, const char *object, uint64_t start_ns,
 		  uint64_t end_ns, const char *why)
 {
-	struct trace_gap g = { .pid = pid,
-			       .object = object,
-			       .start_ns = start_ns,
-			       .end_ns = end_ns,
-			       .why = why };
+	struct trace_gap g = {
+		.pid = pid, .object = object, .start_ns = start_ns, .end_ns = end_ns, .why = why
+	};
 
 	return trace_gaps__add(l, &g);
 }
@@ -45,8 +43,9 @@ static int add_bpf_gap(struct trace_gaps *c, const struct sled_gap_key *k, uint6
 	char unknown[96];
 
 	if (k->ino && !obj) {
-		snprintf(unknown, sizeof(unknown), "a file never looked at (device %" PRIu64
-			 ":%" PRIu64 ", inode %" PRIu64 ")",
+		snprintf(unknown, sizeof(unknown),
+			 "a file never looked at (device %" PRIu64 ":%" PRIu64 ", inode %" PRIu64
+			 ")",
 			 (uint64_t)(k->dev >> 20), (uint64_t)(k->dev & 0xfffff), (uint64_t)k->ino);
 		obj = unknown;
 	}

@@ -74,7 +74,7 @@ static int proc_get(struct idents *ids, uint32_t tgid, struct proc_ident **out)
 static char *join_args(const struct sled_ident *id)
 {
 	uint32_t n = id->args_len < SLED_ARGS_MAX ? id->args_len : SLED_ARGS_MAX;
-	bool cut = id->e.sp & SLED_IDENT_TRUNCATED;
+	bool cut = id->flags & SLED_IDENT_TRUNCATED;
 	char *s = malloc(n + 4);
 
 	if (!s)
@@ -114,14 +114,14 @@ int idents__update(struct idents *ids, const struct sled_ident *id)
 	int err;
 
 	memcpy(comm, id->comm, SLED_COMM_LEN);
-	if ((err = set_thread(ids, id->e.tgid, id->e.tid, comm)))
+	if ((err = set_thread(ids, id->h.tgid, id->h.tid, comm)))
 		return err;
-	if (id->e.tid != id->e.tgid && !(id->e.sp & SLED_IDENT_ARGS))
+	if (id->h.tid != id->h.tgid && !(id->flags & SLED_IDENT_ARGS))
 		return 0;
-	if ((err = proc_get(ids, id->e.tgid, &p)))
+	if ((err = proc_get(ids, id->h.tgid, &p)))
 		return err;
 	memcpy(p->name, comm, sizeof(p->name));
-	if (!(id->e.sp & SLED_IDENT_ARGS))
+	if (!(id->flags & SLED_IDENT_ARGS))
 		return 0;
 	if (!(cmdline = join_args(id)))
 		return -ENOMEM;

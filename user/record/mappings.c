@@ -76,7 +76,7 @@ struct scan_files {
 	pid_t tgid;
 	struct {
 		uint64_t dev, ino;
-	} *f;
+	} * f;
 	size_t n, cap;
 };
 
@@ -227,12 +227,6 @@ static uint64_t hold_number(const struct mapping_watch *w)
 	return __atomic_load_n(w->hold_seq, __ATOMIC_SEQ_CST);
 }
 
-/* Hold numbers are 64-bit in BPF, 32 in the event: compare modulo 2^32. */
-static bool covered(uint32_t seq, uint64_t resolved)
-{
-	return (int32_t)(seq - (uint32_t)resolved) <= 0;
-}
-
 static void note_time(struct mapping_watch *w, uint64_t since)
 {
 	uint64_t held = boot_ns() - since;
@@ -245,26 +239,25 @@ static void note_time(struct mapping_watch *w, uint64_t since)
 
 /* A hold of tgid taken before a resume that could not wait for all its
  * threads to stop may have had its stop flushed by that SIGCONT. */
-static int check_unconfirmed(struct mapping_watch *w, const struct sled_event *e)
+static int check_unconfirmed(struct mapping_watch *w, const struct sled_mapped *e)
 {
 	uint64_t until;
 
-	if (!u64map__get(&w->unconfirmed, e->tgid + 1ull, &until) || e->ts > until)
+	if (!u64map__get(&w->unconfirmed, e->h.tgid + 1ull, &until) || e->h.ts > until)
 		return 0;
-	return coverage__add(w->gaps, e->tgid, NULL, e->ts, boot_ns(),
+	return coverage__add(w->gaps, e->h.tgid, NULL, e->h.ts, boot_ns(),
 			     "held while a resume could not wait for all its threads to stop");
 }
 
-int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_event *e)
+int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_mapped *e)
 {
-	uint32_t tgid = e->tgid;
+	uint32_t tgid = e->h.tgid;
 	uint64_t resolved, seq;
 	int stop, ret;
 
 	/* A resume made after this hold was taken covered it (its stop was
 	 * flushed by that SIGCONT): nothing to do, nobody to resume. */
-	if (u64map__get(&w->resolved, tgid + 1ull, &resolved) &&
-	    covered((uint32_t)SLED_COOKIE_FN(e->cookie), resolved)) {
+	if (u64map__get(&w->resolved, tgid + 1ull, &resolved) && e->hold <= resolved) {
 		w->covered++;
 		return 0;
 	}
@@ -276,7 +269,7 @@ int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_event *e
 	/* Resume whatever happened: a held process must never stay stopped. */
 	bpf_map_delete_elem(w->held_fd, &tgid);
 	kill((pid_t)tgid, SIGCONT);
-	note_time(w, e->ts);
+	note_time(w, e->h.ts);
 	/* Only a complete stop proves that no hold of the process was in
 	 * flight: without one, a hold numbered below seq may have stopped it
 	 * after this SIGCONT, and its event must resume it again. */

@@ -31,13 +31,13 @@ struct mapping_watch {
 	enum exit_mode exits;
 	struct collector *col;
 	struct frame_builder *fb;
-	int known_fd, held_fd; /* the BPF maps known_files and held */
+	int known_fd, held_fd;		   /* the BPF maps known_files and held */
 	const volatile uint64_t *hold_seq; /* the BPF side's hold counter */
-	struct copies *copies; /* rewritten copies for later processes; NULL: none */
-	struct trace_gaps *gaps; /* coverage gaps found here */
-	size_t attached;	    /* objects [0, attached) were offered to the attacher */
-	struct u64map resolved;	    /* tgid + 1 -> hold number its last resume covered */
-	struct u64map unconfirmed;  /* tgid + 1 -> time of a resume without a full stop */
+	struct copies *copies;		   /* rewritten copies for later processes; NULL: none */
+	struct trace_gaps *gaps;	   /* coverage gaps found here */
+	size_t attached;		   /* objects [0, attached) were offered to the attacher */
+	struct u64map resolved;		   /* tgid + 1 -> hold number its last resume covered */
+	struct u64map unconfirmed;	   /* tgid + 1 -> time of a resume without a full stop */
 	bool quiet;
 	/* What holding cost: from the mapping to the resume, boot-time ns. */
 	uint64_t holds, hold_ns_sum, hold_ns_max;
@@ -55,7 +55,7 @@ int mapping_watch__scan(struct mapping_watch *w, pid_t tgid);
 int mapping_watch__bind_copies(struct mapping_watch *w);
 /* Handles one SLED_KIND_MAPPED event: wait until the process has stopped,
  * scan, resume. */
-int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_event *e);
+int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_mapped *e);
 
 /* Frees what the watch allocated. */
 void mapping_watch__free(struct mapping_watch *w);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* record.c: see record.h.  The recording owns every resource it opens and
- * record__free releases whatever exists, so each phase can fail and return
- * without cleanup code of its own. */
+/* record.c: see record.h: the phases open, load, start and free.  The
+ * recording owns every resource it opens and record__free releases
+ * whatever exists, so each phase can fail and return without cleanup code
+ * of its own.  The process-scope hooks are record_hooks.c, the held
+ * command record_spawn.c, the event loop and the end record_run.c, the
+ * helpers they share record_base.c. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,27 +19,11 @@
 
 #include "probe/proc_maps.h"
 #include "probe/sled_rewrite.h"
-#include "probe/syscall_tp.h"
 #include "record/core_btf.h"
 #include "record/record_int.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
 
-uint64_t record__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int record__fail(int err, const char *fmt, const char *a, const char *b)
-{
-	fprintf(stderr, "sledtrace: ");
-	fprintf(stderr, fmt, a, b);
-	fputc('\n', stderr);
-	return err < 0 ? err : -EINVAL;
-}
 #define MANY_SYMBOL_PROBES 10000
 
 static int check_selection(struct record *r)
@@ -118,16 +105,17 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->warm = attach_warm__start(); /* its wait overlaps open and load */
 	ret = object_set__new(&oo, &r->objs);
 	if (ret)
-		return record__fail(ret, "out of memory", NULL, NULL);
+		return record__fail(ret, "out of memory");
 	if (opts->npids) {
 		ret = targets__open(&r->targets, opts->pids, opts->npids, err, sizeof(err));
 		if (!ret)
-			ret = targets__discover(&r->targets, r->objs, opts->follow, err, sizeof(err));
+			ret = targets__discover(&r->targets, r->objs, opts->follow, err,
+						sizeof(err));
 	} else {
 		ret = open_command(r, err, sizeof(err));
 	}
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	ret = check_selection(r);
 	if (ret)
 		return ret;
@@ -135,26 +123,15 @@ int record__open(const struct record_opts *opts, struct record **out)
 	 * for its reader. */
 	ret = output_file__create(&r->out, opts->output, err, sizeof(err));
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	return 0;
 }
 
 static int prepare_programs(struct record *r)
 {
-	struct bpf_program *progs[] = {
-		r->skel->progs.on_entry,
-		r->skel->progs.on_exit,
-		r->skel->progs.on_tail,
-		r->skel->progs.on_ret,
-	};
+	int err = attacher__prepare(r->att, r->skel->progs.on_sled);
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		int err = attacher__prepare(r->att, progs[i]);
-
-		if (err)
-			return err;
-	}
-	return 0;
+	return err ? err : attacher__prepare(r->att, r->skel->progs.on_ret);
 }
 
 /* libbpf's own messages (verifier logs, probing) are for developers: one
@@ -183,14 +160,13 @@ static int open_object(struct record *r, struct core_btf **cb)
 	int err = core_btf__new(cb);
 
 	if (err)
-		return record__fail(err, "cannot open the BPF object: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot open the BPF object: %s", strerror(-err));
 	oo.btf_custom_path = core_btf__path(*cb);
 	if (r->opts->verbose)
 		fprintf(stderr, "sledtrace: kernel BTF for CO-RE: %s\n", core_btf__describe(*cb));
 	r->skel = sledtrace_bpf__open_opts(&oo);
 	if (!r->skel)
-		return record__fail(-errno, "cannot open the BPF object: %s", strerror(errno),
-				    NULL);
+		return record__fail(-errno, "cannot open the BPF object: %s", strerror(errno));
 	return 0;
 }
 
@@ -227,14 +203,14 @@ int record__load(struct record *r)
 		return record__fail(
 			err,
 			"cannot load BPF programs: %s (sledtrace needs root, or CAP_BPF and CAP_PERFMON)",
-			strerror(-err), NULL);
+			strerror(-err));
 	if (err)
-		return record__fail(err, "cannot load BPF programs: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot load BPF programs: %s", strerror(-err));
 	if (!r->skel->rodata->hold_mappings)
 		return 0;
 	err = keeper__start(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	if (err)
-		return record__fail(err, "cannot start: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot start: %s", strerror(-err));
 	return 0;
 }
 
@@ -242,51 +218,31 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct record *r = ctx;
 
-	if (size < sizeof(struct sled_event))
-		return 0;
-	if (SLED_COOKIE_KIND(((const struct sled_event *)data)->cookie) == SLED_KIND_IDENT &&
-	    size < sizeof(struct sled_ident))
-		return 0;
-	if (SLED_COOKIE_KIND(((const struct sled_event *)data)->cookie) == SLED_KIND_MAPPED)
+	if (collector__kind(data, size) == SLED_KIND_MAPPED)
 		r->cb_err = mapping_watch__on_mapped(&r->watch, data);
 	else
-		r->cb_err = collector__event(r->col, data);
+		r->cb_err = collector__event(r->col, data, size);
 	return r->cb_err;
-}
-
-static int null_frame(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		      uint32_t depth)
-{
-	(void)ctx;
-	(void)th;
-	(void)stack;
-	(void)depth;
-	return 0;
-}
-
-static int null_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		      uint32_t depth, uint64_t ts, enum frame_end how)
-{
-	(void)ts;
-	(void)how;
-	return null_frame(ctx, th, stack, depth);
 }
 
 /* Where -o is /dev/null no trace is built, but the frames are still
  * rebuilt so the summary's counts are those of a real recording. */
-static const struct frame_sink_ops null_ops = { .enter = null_frame, .leave = null_leave };
+static const struct frame_sink_ops null_ops = { 0 };
 
 static int open_output(struct record *r)
 {
 	struct perfetto_writer_opts po = { 0 };
 	struct frame_sink sink = { &null_ops, NULL };
+	struct byte_sink out;
 	int ret;
 
 	if (!output_file__discards(&r->out)) {
-		ret = perfetto_writer__new(r->out.fd, &po, &r->pw);
+		ret = record__trace_sink(r, &out);
+		if (!ret)
+			ret = perfetto_writer__new(out, &po, &r->pw);
 		if (ret)
 			return record__fail(ret, "cannot start the trace writer: %s",
-					    strerror(-ret), NULL);
+					    strerror(-ret));
 		sink = perfetto_writer__sink(r->pw);
 	}
 	if (r->pw && (r->opts->max_depth || r->opts->min_duration_ns)) {
@@ -295,55 +251,33 @@ static int open_output(struct record *r)
 
 		ret = frame_filter__new(&sink, &fo, &r->ff);
 		if (ret)
-			return record__fail(ret, "out of memory", NULL, NULL);
+			return record__fail(ret, "out of memory");
 		sink = frame_filter__sink(r->ff);
 	}
 	r->fb = frame_builder__new(&sink);
 	if (!r->fb)
-		return record__fail(-ENOMEM, "out of memory", NULL, NULL);
+		return record__fail(-ENOMEM, "out of memory");
 	ret = collector__new(r->fb, &r->col);
 	if (!ret)
 		ret = object_set__register(r->objs, r->col, r->fb);
 	if (ret)
-		return record__fail(ret, "cannot start the collector: %s", strerror(-ret), NULL);
+		return record__fail(ret, "cannot start the collector: %s", strerror(-ret));
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r, NULL);
 	if (!r->rb)
-		return record__fail(-errno, "cannot open the ring buffer: %s", strerror(errno),
-				    NULL);
+		return record__fail(-errno, "cannot open the ring buffer: %s", strerror(errno));
 	return 0;
-}
-
-void record__sum_plans(struct record *r)
-{
-	r->plan = (struct object_plan){ 0 };
-	for (size_t i = 0; i < object_set__count(r->objs); i++) {
-		const struct object_plan *p = &object_set__get(r->objs, i)->plan;
-
-		if (!r->plan.functions || p->exits == EXIT_SLED)
-			r->plan.exits = p->exits;
-		r->plan.functions += p->functions;
-		r->plan.ret_functions += p->ret_functions;
-		r->plan.sleds += p->sleds;
-		r->plan.probes += p->probes;
-		r->plan.rewritten |= p->rewritten;
-	}
 }
 
 static int queue_and_attach(struct record *r)
 {
-	struct probe_programs progs = {
-		.entry = r->skel->progs.on_entry,
-		.exit = r->skel->progs.on_exit,
-		.tail = r->skel->progs.on_tail,
-		.ret = r->skel->progs.on_ret,
-	};
+	struct probe_programs progs = record__call_programs(r);
 	char err[1024];
 	uint64_t t0;
 	int ret;
 
 	ret = object_set__queue(r->objs, r->att, &progs, r->opts->exits);
 	if (ret)
-		return record__fail(ret, "cannot plan probes: %s", strerror(-ret), NULL);
+		return record__fail(ret, "cannot plan probes: %s", strerror(-ret));
 	record__sum_plans(r);
 	t0 = record__now_ns();
 	ret = attacher__attach(r->att, err, sizeof(err));
@@ -355,129 +289,12 @@ static int queue_and_attach(struct record *r)
 	else if (ret && r->targets.n)
 		targets__check_alive(&r->targets, err, sizeof(err));
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	return 0;
 }
 
-/* Holds come from mmap's own syscall tracepoint, which runs the program
- * for mmaps only; the raw syscall exit runs it at every syscall of the
- * machine (~20% of a call-heavy target's CPU) and is the fallback.
- * SLEDTRACE_NO_MMAP_TRACEPOINT=1 decides as on a kernel without syscall
- * tracepoints (tests, comparisons). */
-static int hook_mmap(struct record *r)
-{
-	const char *off = getenv("SLEDTRACE_NO_MMAP_TRACEPOINT");
-	char how[256] = "SLEDTRACE_NO_MMAP_TRACEPOINT";
-
-	char enter_how[256];
-	int *fds = r->mmap_hook_fds;
-
-	if (!off || !strcmp(off, "0"))
-		fds[0] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit), "syscalls",
-					    "sys_exit_mmap", how, sizeof(how));
-	/* The entry after the exit: a marker set at an entry is always
-	 * cleared at its exit.  Without it a fork racing a hold is seen only
-	 * once the parent is held (on_fork). */
-	if (fds[0] >= 0)
-		fds[1] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_enter),
-					    "syscalls", "sys_enter_mmap", enter_how, sizeof(enter_how));
-	if (fds[0] < 0)
-		r->links.syscall_exit = bpf_program__attach(r->skel->progs.on_syscall_exit);
-	if (fds[0] < 0 && !r->links.syscall_exit)
-		return record__fail(-errno, "cannot watch new mappings: %s (mmap tracepoint: %s)",
-				    strerror(errno), how);
-	if (r->opts->verbose && fds[0] >= 0)
-		fprintf(stderr, "sledtrace: holds: mmap syscall tracepoint (id from %s)%s\n", how,
-			fds[1] < 0 ? "; no entry tracepoint: forks racing a hold seen late" : "");
-	else if (r->opts->verbose)
-		fprintf(stderr, "sledtrace: holds: raw syscall-exit fallback (%s)\n", how);
-	return 0;
-}
-
-/* New executable mappings of traced processes stop them until their
- * objects are probed (mappings.h); files known now cost no stop. */
-static int hook_mappings(struct record *r)
-{
-	int err;
-
-	r->watch = (struct mapping_watch){
-		.objs = r->objs,
-		.att = r->att,
-		.progs = { r->skel->progs.on_entry, r->skel->progs.on_exit, r->skel->progs.on_tail,
-			   r->skel->progs.on_ret },
-		.exits = r->opts->exits,
-		.col = r->col,
-		.fb = r->fb,
-		.known_fd = bpf_map__fd(r->skel->maps.known_files),
-		.held_fd = bpf_map__fd(r->skel->maps.held),
-		.hold_seq = (const volatile uint64_t *)&r->skel->bss->hold_seq,
-		.copies = r->copies.ns_fd >= 0 ? &r->copies : NULL,
-		.gaps = &r->gaps,
-	};
-	/* fork and rename also name new threads and processes (collector.h). */
-	r->links.exec = bpf_program__attach(r->skel->progs.on_exec);
-	if (r->links.exec)
-		r->links.fork = bpf_program__attach(r->skel->progs.on_fork);
-	if (r->links.fork)
-		r->links.rename = bpf_program__attach(r->skel->progs.on_rename);
-	if (!r->links.exec || !r->links.fork || !r->links.rename)
-		return record__fail(-errno, "cannot watch exec, fork and rename: %s",
-				    strerror(errno), NULL);
-	if (!r->skel->rodata->hold_mappings)
-		return 0;
-	r->links.sigcont = bpf_program__attach(r->skel->progs.on_signal);
-	if (!r->links.sigcont)
-		return record__fail(-errno, "cannot watch resumes of held processes: %s",
-				    strerror(errno), NULL);
-	err = mapping_watch__mark_objects(&r->watch);
-	if (err)
-		return record__fail(err, "cannot mark known files: %s", strerror(-err), NULL);
-	err = hook_mmap(r);
-	if (err)
-		return err;
-	/* What -p targets mapped since they were first read is found now;
-	 * what they map from here on is held. */
-	for (size_t i = 0; !err && i < r->targets.n; i++)
-		err = mapping_watch__scan(&r->watch, r->targets.pids[i]);
-	if (err)
-		return record__fail(err, "cannot read the mappings of a target: %s", strerror(-err),
-				    NULL);
-	return 0;
-}
-
-static int add_traced(struct record *r, pid_t pid)
-{
-	uint32_t tgid = (uint32_t)pid, one = 1;
-
-	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.traced), &tgid, &one, BPF_ANY))
-		return record__fail(-errno, "cannot set the traced pid: %s", strerror(errno), NULL);
-	return 0;
-}
-
-/* Thread exits close what a thread left open, at the right time, and keep
- * a reused tid from inheriting a dead thread's frames. */
-static int watch_thread_exits(struct record *r)
-{
-	int err = 0;
-
-	if (r->child.pid > 0)
-		err = add_traced(r, r->child.pid);
-	for (size_t i = 0; !err && i < r->targets.n; i++)
-		err = add_traced(r, r->targets.pids[i]);
-	if (err)
-		return err;
-	for (size_t i = 0; !err && i < r->targets.n; i++)
-		err = collector__seed(r->col, (uint32_t)r->targets.pids[i]);
-	if (err)
-		return record__fail(err, "out of memory", NULL, NULL);
-	r->exit_link = bpf_program__attach(r->skel->progs.on_thread_exit);
-	if (!r->exit_link)
-		return record__fail(-errno, "cannot watch thread exits: %s", strerror(errno), NULL);
-	return 0;
-}
-
-/* "uretprobe", or "sled, uretprobe for 12 leaf functions" under auto. */
-
+/* The one line that says what was attached, where and how fast, and how
+ * returns are seen (probe_plan__describe). */
 static void print_attached(struct record *r)
 {
 	char exits[64], procs[64] = "";
@@ -496,8 +313,11 @@ static void print_attached(struct record *r)
 		snprintf(procs, sizeof(procs), " to process %d", (int)r->targets.pids[0]);
 	else if (r->targets.n)
 		snprintf(procs, sizeof(procs), " to %zu processes", r->targets.n);
+	/* Microseconds shown: an attach that writes no breakpoint yet (the
+	 * command is held before its exec) takes tens of them, which one
+	 * decimal of a millisecond showed as 0.0. */
 	fprintf(stderr,
-		"sledtrace: %zu functions, %zu sleds, %zu probes attached%s in %.1f ms "
+		"sledtrace: %zu functions, %zu sleds, %zu probes attached%s in %.3f ms "
 		"(%s, exits: %s)",
 		r->plan.functions, r->plan.sleds, attacher__probe_count(r->att), procs,
 		(double)r->attach_ns / 1e6,
@@ -517,19 +337,18 @@ static int start_attached(struct record *r)
 	if (r->opts->exits == EXIT_REWRITE)
 		return record__fail(-ENOTSUP,
 				    "--exit=rewrite needs a command: a running process keeps the "
-				    "file it mapped (use auto or mixed with -p)",
-				    NULL, NULL);
+				    "file it mapped (use auto or mixed with -p)");
 	attacher__set_pid(r->att, r->targets.n == 1 && !following(r) ? r->targets.pids[0] : -1);
-	ret = watch_thread_exits(r);
+	ret = record__watch_exits(r);
 	if (!ret)
 		ret = queue_and_attach(r);
 	if (!ret)
-		ret = hook_mappings(r);
+		ret = record__hook_processes(r);
 	if (ret)
 		return ret;
 	ret = targets__check_alive(&r->targets, err, sizeof(err));
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	record__catch_signals(true);
 	return 0;
 }
@@ -542,13 +361,13 @@ static int start_command(struct record *r)
 		return ret;
 	/* Links fire in every process; BPF keeps the tree's (traced map). */
 	attacher__set_pid(r->att, -1);
-	ret = watch_thread_exits(r);
+	ret = record__watch_exits(r);
 	if (!ret)
 		ret = queue_and_attach(r);
 	if (!ret)
-		ret = hook_mappings(r);
+		ret = record__hook_processes(r);
 	if (!ret && (ret = mapping_watch__bind_copies(&r->watch)))
-		return record__fail(ret, "cannot mark known files: %s", strerror(-ret), NULL);
+		return record__fail(ret, "cannot mark known files: %s", strerror(-ret));
 	if (ret)
 		return ret;
 	record__catch_signals(false);
@@ -600,6 +419,7 @@ void record__free(struct record *r)
 	frame_builder__free(r->fb);
 	frame_filter__free(r->ff);
 	perfetto_writer__free(r->pw);
+	gzout__free(r->gz);
 	record__detach(r);
 	bpf_link__destroy(r->exit_link);
 	if (r->skel)

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* record_int.h: the recording's state, shared by the files that implement
- * record.h: record.c (open, load, start, free), record_spawn.c (the held
- * command) and record_run.c (the event loop, detaching, finishing).  Not
- * for use outside record/. */
+ * record.h.  They call each other in one direction only: record.c (open,
+ * load, start, free) uses record_hooks.c (the process-scope hooks),
+ * record_spawn.c (the held command) and record_run.c (the event loop,
+ * detaching, finishing); all of them use record_base.c.  Not for use
+ * outside record/. */
 #ifndef SLEDTRACE_RECORD_INT_H
 #define SLEDTRACE_RECORD_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "format/perfetto_writer.h"
+#include "format/codec/gzout.h"
+#include "format/perfetto/perfetto_writer.h"
 #include "model/frame_filter.h"
 #include "model/frames.h"
 #include "probe/attach.h"
@@ -34,8 +37,8 @@ struct record {
 	struct targets targets; /* -p */
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
-	struct attach_warm *warm;	/* from open until the first attach is done */
-	struct bpf_link *exit_link;	/* thread exits of the traced process */
+	struct attach_warm *warm;   /* from open until the first attach is done */
+	struct bpf_link *exit_link; /* thread exits of the traced process */
 	/* The process-scope hooks (mappings.h), destroyed at detach. */
 	struct {
 		struct bpf_link *exec, *syscall_exit, *fork, *rename, *sigcont;
@@ -43,13 +46,14 @@ struct record {
 	/* sys_exit_mmap's and sys_enter_mmap's links (syscall_tp.h), or -1 */
 	int mmap_hook_fds[2];
 	struct mapping_watch watch;
-	struct copies copies; /* rewritten copies bound in the command's namespace */
+	struct copies copies;	/* rewritten copies bound in the command's namespace */
 	struct trace_gaps gaps; /* where probes may not have been live (coverage.h) */
 	struct keeper keeper;
 	struct run_as run_as;	   /* the command's user under sudo */
 	enum xray_runtime runtime; /* the command's own XRay runtime */
 	struct object_plan plan;   /* summed over objects */
 	struct output_file out;
+	struct gzout *gz; /* -o NAME.gz: the stream between pw and out */
 	struct perfetto_writer *pw;
 	struct frame_filter *ff;
 	struct frame_builder *fb;
@@ -71,7 +75,7 @@ uint64_t record__now_ns(void);
 /* CPU time (user + system) of sledtrace itself. */
 uint64_t record__self_cpu_ns(void);
 /* One `sledtrace: ` line on stderr; returns err (or -EINVAL). */
-int record__fail(int err, const char *fmt, const char *a, const char *b);
+int record__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* SIGTERM/SIGHUP (and with -p SIGINT) end the recording. */
 void record__catch_signals(bool attached);
 /* Sums the probe plans of every object into r->plan. */
@@ -80,7 +84,18 @@ void record__sum_plans(struct record *r);
  * original, and the copies of what it links.  Returns 0 or the error
  * record__fail reported. */
 int record__spawn(struct record *r);
+/* The call programs: one for every sled kind (the cookie tells them
+ * apart), one for uretprobe returns (record_hooks.c). */
+struct probe_programs record__call_programs(const struct record *r);
+/* Thread exits close what a thread left open (record_hooks.c). */
+int record__watch_exits(struct record *r);
+/* Exec, fork and rename of the traced processes, and the holds at their
+ * new executable mappings (record_hooks.c). */
+int record__hook_processes(struct record *r);
 /* Removes every probe and the mapping hook. */
 void record__detach(struct record *r);
+/* Where the trace writer writes (record_run.c): r->out, through a gzip
+ * stream (r->gz) when -o names a .gz file.  0 or a negative errno. */
+int record__trace_sink(struct record *r, struct byte_sink *out);
 
 #endif

@@ -2,7 +2,6 @@
 /* record_run.c: the running part of a recording (record.h): the event
  * loop, stopping, detaching and finishing the trace. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +16,6 @@
 #include <bpf/libbpf.h>
 
 #include "record/record_int.h"
-#include "util/gzout.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
 
@@ -69,10 +67,10 @@ static int drain(struct record *r)
 	int n = ring_buffer__consume(r->rb);
 
 	if (n < 0 && r->cb_err)
-		return record__fail(r->cb_err, "writing the trace failed: %s", strerror(-r->cb_err),
-				    NULL);
+		return record__fail(r->cb_err, "writing the trace failed: %s",
+				    strerror(-r->cb_err));
 	if (n < 0 && n != -EINTR)
-		return record__fail(n, "reading the ring buffer failed: %s", strerror(-n), NULL);
+		return record__fail(n, "reading the ring buffer failed: %s", strerror(-n));
 	return 0;
 }
 
@@ -154,7 +152,7 @@ void record__detach(struct record *r)
 	r->mmap_hook_fds[0] = r->mmap_hook_fds[1] = -1;
 	r->att = NULL;
 	if (n && r->opts->verbose) {
-		fprintf(stderr, "sledtrace: timing: attach %.1f ms, detach %.1f ms, %zu probes\n",
+		fprintf(stderr, "sledtrace: timing: attach %.3f ms, detach %.1f ms, %zu probes\n",
 			(double)r->attach_ns / 1e6, (double)(record__now_ns() - t0) / 1e6, n);
 		print_cpu(r, background);
 	}
@@ -228,7 +226,7 @@ int record__run(struct record *r)
 	int err = watch(r);
 
 	if (err)
-		return record__fail(err, "cannot watch the child: %s", strerror(-err), NULL);
+		return record__fail(err, "cannot watch the child: %s", strerror(-err));
 	progress__init(&r->prog, r->opts->quiet);
 	if (r->targets.n)
 		return run_attached(r);
@@ -296,7 +294,8 @@ static void report_holds(struct record *r)
 			(double)w->hold_ns_max / 1e6);
 	if ((w->covered || w->unconfirmed_resumes) && r->opts->verbose)
 		fprintf(stderr,
-			"sledtrace: holds: %" PRIu64 " covered by an earlier resume of their process, "
+			"sledtrace: holds: %" PRIu64
+			" covered by an earlier resume of their process, "
 			"%" PRIu64 " resumes without every thread stopped\n",
 			w->covered, w->unconfirmed_resumes);
 }
@@ -321,13 +320,12 @@ static void warn_runtime(const struct record *r, const struct record_summary *su
 			r->path);
 }
 
-static int gzip_fd(FILE *f, void *ctx)
-{
-	return gzout__copy_fd(*(const int *)ctx, f);
-}
+/* -o NAME.gz: the trace is gzip'd as it is written, into the same atomic
+ * output a plain trace goes to.  Its chunks are deflated already: a gzip
+ * level that compresses would spend as much CPU as the writer itself, in
+ * the event loop, to save about 1%, so the gzip layer stores them. */
+#define RECORD_GZIP_LEVEL 0
 
-/* -o NAME.gz: the trace was written plainly (the writer streams to a file
- * descriptor); it is gzip'd into NAME.gz and the plain copy dropped. */
 static bool wants_gzip(const char *out)
 {
 	size_t n = strlen(out);
@@ -335,26 +333,32 @@ static bool wants_gzip(const char *out)
 	return n >= 4 && !strcmp(out + n - 3, ".gz");
 }
 
+int record__trace_sink(struct record *r, struct byte_sink *out)
+{
+	int ret;
+
+	*out = byte_sink__fd(r->out.fd);
+	if (!wants_gzip(r->opts->output))
+		return 0;
+	if ((ret = gzout__new(*out, RECORD_GZIP_LEVEL, &r->gz)))
+		return ret;
+	*out = gzout__sink(r->gz);
+	/* The gzip header now: an output that takes no bytes fails here,
+	 * before the command runs, as a plain trace's header would. */
+	return gzout__flush(r->gz);
+}
+
+/* The gzip trailer, then the file gets its name; on an error the unnamed
+ * file is dropped with the rest (record__free). */
 static int commit(struct record *r, char *err, size_t errlen)
 {
-	const char *out = r->opts->output;
-	char self[64];
-	int ret, fd;
+	int ret = r->gz ? gzout__finish(r->gz) : 0;
 
-	if (!wants_gzip(out) || r->out.kind != OUTPUT_ATOMIC)
-		return output_file__commit(&r->out, err, errlen);
-	/* the plain copy is write-only (and may have no name): reopen it */
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", r->out.fd);
-	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot read back the trace for %s: %s", out,
-			 strerror(errno));
-	} else {
-		ret = output_file__write_stream(out, gzip_fd, &fd, err, errlen);
-		close(fd);
+	if (ret) {
+		snprintf(err, errlen, "cannot write %s: %s", r->out.path, strerror(-ret));
+		return ret;
 	}
-	output_file__abort(&r->out);
-	return ret;
+	return output_file__commit(&r->out, err, errlen);
 }
 
 /* coverage__read_bpf's view of the objects: kernel file ids (MKDEV
@@ -432,7 +436,7 @@ int record__finish(struct record *r)
 		return record__fail(ret, "cannot write %s: %s", r->out.path, strerror(-ret));
 	ret = commit(r, err, sizeof(err));
 	if (ret)
-		return record__fail(ret, "%s", err, NULL);
+		return record__fail(ret, "%s", err);
 	progress__clear(&r->prog);
 	report_holds(r);
 	record__sum_plans(r);
@@ -440,7 +444,7 @@ int record__finish(struct record *r)
 	sum.functions_hit = collector__functions_hit(r->col);
 	sum.functions_attached = r->plan.functions;
 	sum.drops = st.ringbuf_drops;
-	sum.bytes = r->pw ? perfetto_writer__bytes(r->pw) : 0;
+	sum.bytes = r->gz ? gzout__bytes(r->gz) : r->pw ? perfetto_writer__bytes(r->pw) : 0;
 	sum.discarded = !r->pw;
 	sum.inferred = st.inferred_exits;
 	sum.unmatched = st.unmatched_exits;

@@ -40,8 +40,7 @@ static int use_copy(struct record *r, struct traced_object *o)
 	struct stat st;
 
 	if (fstat(sled_rewrite__fd(r->rw), &st))
-		return record__fail(-errno, "cannot stat the rewritten copy: %s", strerror(errno),
-				    NULL);
+		return record__fail(-errno, "cannot stat the rewritten copy: %s", strerror(errno));
 	o->dev = proc_maps__dev(st.st_dev);
 	o->ino = st.st_ino;
 	o->probe_path = sled_rewrite__path(r->rw);

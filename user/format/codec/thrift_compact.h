@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/pbuf.h"
+#include "format/codec/pbuf.h"
 
 enum tc_type {
 	TC_BOOL_TRUE = 1,

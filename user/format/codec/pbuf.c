@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/pbuf.h"
+#include "format/codec/pbuf.h"
 
-static int reserve(struct pbuf *b, size_t n)
+int pbuf__grow(struct pbuf *b, size_t n)
 {
 	size_t cap = b->cap ? b->cap : 256;
 	uint8_t *q;
@@ -24,6 +24,15 @@ static int reserve(struct pbuf *b, size_t n)
 	return 0;
 }
 
+uint8_t *pbuf__put_close_long(uint8_t *at, uint8_t *end)
+{
+	size_t body = (size_t)(end - at - 1), more = pbuf__varint_len(body) - 1;
+
+	memmove(at + 1 + more, at + 1, body);
+	pbuf__put_varint(at, body);
+	return end + more;
+}
+
 void pbuf__reset(struct pbuf *b)
 {
 	b->len = 0;
@@ -37,46 +46,23 @@ void pbuf__free(struct pbuf *b)
 
 void pbuf__raw(struct pbuf *b, const void *data, size_t n)
 {
-	if (!n || reserve(b, n))
+	if (!n || pbuf__reserve(b, n))
 		return;
 	memcpy(b->p + b->len, data, n);
 	b->len += n;
 }
 
-void pbuf__varint(struct pbuf *b, uint64_t v)
-{
-	if (reserve(b, 10))
-		return;
-	while (v >= 0x80) {
-		b->p[b->len++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b->p[b->len++] = (uint8_t)v;
-}
-
-void pbuf__uint(struct pbuf *b, uint32_t field, uint64_t v)
-{
-	if (!v)
-		return;
-	pbuf__varint(b, (uint64_t)field << 3);
-	pbuf__varint(b, v);
-}
-
-void pbuf__sint(struct pbuf *b, uint32_t field, int64_t v)
-{
-	pbuf__uint(b, field, (uint64_t)v);
-}
-
 void pbuf__bytes(struct pbuf *b, uint32_t field, const void *data, size_t n)
 {
-	pbuf__varint(b, (uint64_t)field << 3 | 2);
+	pbuf__tag(b, field, PB_LEN);
 	pbuf__varint(b, n);
 	pbuf__raw(b, data, n);
 }
 
 void pbuf__str(struct pbuf *b, uint32_t field, const char *s)
 {
-	pbuf__bytes(b, field, s, strlen(s));
+	if (s)
+		pbuf__bytes(b, field, s, strlen(s));
 }
 
 void pbuf__packed(struct pbuf *b, uint32_t field, const uint64_t *v, size_t n)
@@ -85,14 +71,9 @@ void pbuf__packed(struct pbuf *b, uint32_t field, const uint64_t *v, size_t n)
 
 	if (!n)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = v[i];
-
-		do
-			len++;
-		while (x >>= 7);
-	}
-	pbuf__varint(b, (uint64_t)field << 3 | 2);
+	for (size_t i = 0; i < n; i++)
+		len += pbuf__varint_len(v[i]);
+	pbuf__tag(b, field, PB_LEN);
 	pbuf__varint(b, len);
 	for (size_t i = 0; i < n; i++)
 		pbuf__varint(b, v[i]);

@@ -5,9 +5,9 @@
  * rules.  Framing, inflating and unpacking are here; what a packet means
  * is perfetto_interp.c's. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +15,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "format/perfetto_interp.h"
-#include "format/perfetto_reader.h"
+#include "format/perfetto/perfetto_interp.h"
+#include "format/perfetto/perfetto_reader.h"
 #include "perfetto_trace.pb-c.h"
 
-/* One outer packet.  Ours are ~64 KiB; protobuf-c allocates a struct per
- * repeated entry, so a huge packet of tiny entries could cost gigabytes. */
-#define MAX_PACKET (16u << 20)
-#define MAX_CHUNK (32u << 20) /* one inflated compressed_packets */
+#define MAX_PACKET PERFETTO_MAX_PACKET
+#define MAX_CHUNK PERFETTO_MAX_CHUNK
 #define ARENA_BLOCK (64u << 10)
 
 typedef Perfetto__Protos__TracePacket Packet;
@@ -508,17 +506,12 @@ static int open_gzip(struct reader *r)
 	return 0;
 }
 
-static int reader_open(struct reader *r, const char *path)
+/* Takes fd over: it is closed with the reader. */
+static int reader_open(struct reader *r, int fd)
 {
 	struct stat st;
 
-	/* "-" is standard input, read as a stream like any pipe. */
-	if (!strcmp(path, "-"))
-		r->fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
-	else
-		r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0)
-		return fail(r, -errno, "%s", strerror(errno));
+	r->fd = fd;
 	if (fstat(r->fd, &st))
 		return fail(r, -errno, "%s", strerror(errno));
 	if (S_ISDIR(st.st_mode))
@@ -534,7 +527,8 @@ static int reader_open(struct reader *r, const char *path)
 	return 0;
 }
 
-int perfetto_reader__read(const char *path, const struct frame_sink *sink, char *err, size_t errlen)
+int perfetto_reader__read_fd(int fd, const char *name, const struct frame_sink *sink, char *err,
+			     size_t errlen)
 {
 	struct reader *r = calloc(1, sizeof(*r));
 	int rc;
@@ -542,17 +536,17 @@ int perfetto_reader__read(const char *path, const struct frame_sink *sink, char 
 	if (errlen)
 		err[0] = '\0';
 	if (!r) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		close(fd);
+		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
-	r->path = strcmp(path, "-") ? path : "standard input";
+	r->path = name;
 	r->err = err;
 	r->errlen = errlen;
-	r->fd = -1;
 	r->sink = sink;
 	arena_init(&r->outer);
 	arena_init(&r->inner);
-	rc = reader_open(r, path);
+	rc = reader_open(r, fd);
 	if (!rc)
 		rc = read_all(r);
 	reader_free(r);

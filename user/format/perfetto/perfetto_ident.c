@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/perfetto_ident.h"
+#include "format/perfetto/perfetto_ident.h"
 
 /* Indexes + 1 into strs and objs, 0 when absent. */
 struct pi_frame {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* perfetto_writer.h: a frame_sink that streams a Perfetto trace to a file
- * descriptor.  One packet sequence per traced thread, packets batched per
+/* perfetto_writer.h: a frame_sink that streams a Perfetto trace into a
+ * byte sink (a file, or a gzip stream onto one).  One packet sequence per
+ * traced thread, packets batched per
  * sequence into zlib-compressed chunks, frames deeper than a cap counted
  * ("elided") instead of written, the drop statistics written last.
  * The constants below are the contract with perfetto_reader.c. */
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "model/frames.h"
+#include "util/byte_sink.h"
 
 /* trace_processor drops slices nested deeper than this. */
 #define PERFETTO_MAX_DEPTH 512
@@ -45,13 +47,14 @@ struct perfetto_writer_opts {
 
 struct perfetto_writer;
 
-/* Writes the trace header at once.  opts may be NULL.  fd stays the
- * caller's: the writer never closes it. */
-int perfetto_writer__new(int fd, const struct perfetto_writer_opts *opts,
-			 struct perfetto_writer **out);
+/* Writes the trace header into out at once.  opts may be NULL.  out stays
+ * the caller's: the writer never closes or finishes it. */
+int perfetto_writer__new(struct byte_sink out, const struct perfetto_writer_opts *opts,
+			 struct perfetto_writer **w);
 /* The sink's finish() flushes everything and returns the first write
  * error (-ENOSPC, -EIO...); after an error every call returns it. */
 struct frame_sink perfetto_writer__sink(struct perfetto_writer *w);
+/* Bytes given to the sink so far. */
 uint64_t perfetto_writer__bytes(const struct perfetto_writer *w);
 void perfetto_writer__free(struct perfetto_writer *w);
 

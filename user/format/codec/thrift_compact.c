@@ -4,7 +4,7 @@
  * the type byte and the id as a zigzag varint. */
 #include <string.h>
 
-#include "format/thrift_compact.h"
+#include "format/codec/thrift_compact.h"
 
 static uint64_t zz64(int64_t v)
 {

@@ -3,52 +3,52 @@
  * 15 + 16); output goes out in 64 KiB blocks so memory stays flat. */
 #include <errno.h>
 #include <stdbool.h>
-#include <assert.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include "util/gzout.h"
+#include "format/codec/gzout.h"
 
 #define GZ_BLOCK (64u << 10)
 
 struct gzout {
-	FILE *f;
+	struct byte_sink out;
 	z_stream z;
 	bool finished;
-	unsigned char out[GZ_BLOCK];
+	uint64_t bytes;
+	unsigned char buf[GZ_BLOCK];
 };
 
-int gzout__new(FILE *f, int level, struct gzout **out)
+int gzout__new(struct byte_sink out, int level, struct gzout **g)
 {
-	struct gzout *g = calloc(1, sizeof(*g));
+	struct gzout *z = calloc(1, sizeof(*z));
 
-	if (!g)
+	if (!z)
 		return -ENOMEM;
-	if (deflateInit2(&g->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(g);
+	if (deflateInit2(&z->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(z);
 		return -ENOMEM;
 	}
-	g->f = f;
-	*out = g;
+	z->out = out;
+	*g = z;
 	return 0;
 }
 
 static int pump(struct gzout *g, int flush)
 {
-	int zr;
+	int zr, err;
 
 	do {
 		size_t have;
 
-		g->z.next_out = g->out;
-		g->z.avail_out = sizeof(g->out);
+		g->z.next_out = g->buf;
+		g->z.avail_out = sizeof(g->buf);
 		zr = deflate(&g->z, flush);
 		if (zr == Z_STREAM_ERROR)
 			return -EINVAL;
-		have = sizeof(g->out) - g->z.avail_out;
-		if (have && fwrite(g->out, 1, have, g->f) != have)
-			return -EIO;
+		have = sizeof(g->buf) - g->z.avail_out;
+		if (have && (err = byte_sink__write(&g->out, g->buf, have)))
+			return err;
+		g->bytes += have;
 	} while (g->z.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
 	return 0;
 }
@@ -71,6 +71,13 @@ int gzout__write(struct gzout *g, const void *data, size_t len)
 	return 0;
 }
 
+int gzout__flush(struct gzout *g)
+{
+	g->z.next_in = NULL;
+	g->z.avail_in = 0;
+	return pump(g, Z_SYNC_FLUSH);
+}
+
 int gzout__finish(struct gzout *g)
 {
 	int err;
@@ -82,7 +89,22 @@ int gzout__finish(struct gzout *g)
 	if ((err = pump(g, Z_FINISH)))
 		return err;
 	g->finished = true;
-	return ferror(g->f) ? -EIO : 0;
+	return 0;
+}
+
+static int sink_write(void *ctx, const void *p, size_t n)
+{
+	return gzout__write(ctx, p, n);
+}
+
+struct byte_sink gzout__sink(struct gzout *g)
+{
+	return (struct byte_sink){ .write = sink_write, .ctx = g };
+}
+
+uint64_t gzout__bytes(const struct gzout *g)
+{
+	return g->bytes;
 }
 
 void gzout__free(struct gzout *g)
@@ -91,29 +113,4 @@ void gzout__free(struct gzout *g)
 		return;
 	deflateEnd(&g->z);
 	free(g);
-}
-
-int gzout__copy_fd(int fd, FILE *f)
-{
-	struct gzout *g = NULL;
-	static_assert(GZ_BLOCK <= (1u << 20), "one block on the stack");
-	unsigned char buf[GZ_BLOCK];
-	off_t off = 0;
-	ssize_t n;
-	int err = gzout__new(f, 6, &g);
-
-	while (!err && (n = pread(fd, buf, sizeof(buf), off)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		err = gzout__write(g, buf, (size_t)n);
-		off += n;
-	}
-	if (!err)
-		err = gzout__finish(g);
-	gzout__free(g);
-	return err;
 }

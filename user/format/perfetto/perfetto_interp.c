@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/perfetto_ident.h"
-#include "format/perfetto_interp.h"
-#include "format/perfetto_writer.h"
+#include "format/perfetto/perfetto_ident.h"
+#include "format/perfetto/perfetto_interp.h"
+#include "format/perfetto/perfetto_writer.h"
 #include "model/trace_stats.h"
 #include "util/u64map.h"
 

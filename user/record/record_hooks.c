@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/* record_hooks.c: the recording's process-scope hooks (record_int.h):
+ * exec, fork, rename and thread exits of the traced processes, and the
+ * holds at their new executable mappings (mappings.h), with the call
+ * programs the holds attach. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "probe/syscall_tp.h"
+#include "record/record_int.h"
+#include "sledtrace.h"
+#include "sledtrace.skel.h"
+
+/* The call programs: one for every sled kind (the cookie tells them
+ * apart), one for uretprobe returns. */
+struct probe_programs record__call_programs(const struct record *r)
+{
+	return (struct probe_programs){
+		.entry = r->skel->progs.on_sled,
+		.exit = r->skel->progs.on_sled,
+		.tail = r->skel->progs.on_sled,
+		.ret = r->skel->progs.on_ret,
+	};
+}
+
+/* Holds come from mmap's own syscall tracepoint, which runs the program
+ * for mmaps only; the raw syscall exit runs it at every syscall of the
+ * machine (~20% of a call-heavy target's CPU) and is the fallback.
+ * SLEDTRACE_NO_MMAP_TRACEPOINT=1 decides as on a kernel without syscall
+ * tracepoints (tests, comparisons). */
+static int hook_mmap(struct record *r)
+{
+	const char *off = getenv("SLEDTRACE_NO_MMAP_TRACEPOINT");
+	char how[256] = "SLEDTRACE_NO_MMAP_TRACEPOINT";
+
+	char enter_how[256];
+	int *fds = r->mmap_hook_fds;
+
+	if (!off || !strcmp(off, "0"))
+		fds[0] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit),
+					    "syscalls", "sys_exit_mmap", how, sizeof(how));
+	/* The entry after the exit: a marker set at an entry is always
+	 * cleared at its exit.  Without it a fork racing a hold is seen only
+	 * once the parent is held (on_fork). */
+	if (fds[0] >= 0)
+		fds[1] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_enter),
+					    "syscalls", "sys_enter_mmap", enter_how,
+					    sizeof(enter_how));
+	if (fds[0] < 0)
+		r->links.syscall_exit = bpf_program__attach(r->skel->progs.on_syscall_exit);
+	if (fds[0] < 0 && !r->links.syscall_exit)
+		return record__fail(-errno, "cannot watch new mappings: %s (mmap tracepoint: %s)",
+				    strerror(errno), how);
+	if (r->opts->verbose && fds[0] >= 0)
+		fprintf(stderr, "sledtrace: holds: mmap syscall tracepoint (id from %s)%s\n", how,
+			fds[1] < 0 ? "; no entry tracepoint: forks racing a hold seen late" : "");
+	else if (r->opts->verbose)
+		fprintf(stderr, "sledtrace: holds: raw syscall-exit fallback (%s)\n", how);
+	return 0;
+}
+
+/* New executable mappings of traced processes stop them until their
+ * objects are probed (mappings.h); files known now cost no stop. */
+int record__hook_processes(struct record *r)
+{
+	int err;
+
+	r->watch = (struct mapping_watch){
+		.objs = r->objs,
+		.att = r->att,
+		.progs = record__call_programs(r),
+		.exits = r->opts->exits,
+		.col = r->col,
+		.fb = r->fb,
+		.known_fd = bpf_map__fd(r->skel->maps.known_files),
+		.held_fd = bpf_map__fd(r->skel->maps.held),
+		.hold_seq = (const volatile uint64_t *)&r->skel->bss->hold_seq,
+		.copies = r->copies.ns_fd >= 0 ? &r->copies : NULL,
+		.gaps = &r->gaps,
+	};
+	/* fork and rename also name new threads and processes (collector.h). */
+	r->links.exec = bpf_program__attach(r->skel->progs.on_exec);
+	if (r->links.exec)
+		r->links.fork = bpf_program__attach(r->skel->progs.on_fork);
+	if (r->links.fork)
+		r->links.rename = bpf_program__attach(r->skel->progs.on_rename);
+	if (!r->links.exec || !r->links.fork || !r->links.rename)
+		return record__fail(-errno, "cannot watch exec, fork and rename: %s",
+				    strerror(errno));
+	if (!r->skel->rodata->hold_mappings)
+		return 0;
+	r->links.sigcont = bpf_program__attach(r->skel->progs.on_signal);
+	if (!r->links.sigcont)
+		return record__fail(-errno, "cannot watch resumes of held processes: %s",
+				    strerror(errno));
+	err = mapping_watch__mark_objects(&r->watch);
+	if (err)
+		return record__fail(err, "cannot mark known files: %s", strerror(-err));
+	err = hook_mmap(r);
+	if (err)
+		return err;
+	/* What -p targets mapped since they were first read is found now;
+	 * what they map from here on is held. */
+	for (size_t i = 0; !err && i < r->targets.n; i++)
+		err = mapping_watch__scan(&r->watch, r->targets.pids[i]);
+	if (err)
+		return record__fail(err, "cannot read the mappings of a target: %s",
+				    strerror(-err));
+	return 0;
+}
+
+static int add_traced(struct record *r, pid_t pid)
+{
+	uint32_t tgid = (uint32_t)pid, one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.traced), &tgid, &one, BPF_ANY))
+		return record__fail(-errno, "cannot set the traced pid: %s", strerror(errno));
+	return 0;
+}
+
+/* Thread exits close what a thread left open, at the right time, and keep
+ * a reused tid from inheriting a dead thread's frames. */
+int record__watch_exits(struct record *r)
+{
+	int err = 0;
+
+	if (r->child.pid > 0)
+		err = add_traced(r, r->child.pid);
+	for (size_t i = 0; !err && i < r->targets.n; i++)
+		err = add_traced(r, r->targets.pids[i]);
+	if (err)
+		return err;
+	for (size_t i = 0; !err && i < r->targets.n; i++)
+		err = collector__seed(r->col, (uint32_t)r->targets.pids[i]);
+	if (err)
+		return record__fail(err, "out of memory");
+	r->exit_link = bpf_program__attach(r->skel->progs.on_thread_exit);
+	if (!r->exit_link)
+		return record__fail(-errno, "cannot watch thread exits: %s", strerror(errno));
+	return 0;
+}
