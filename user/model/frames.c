@@ -268,9 +268,9 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
 	else if (how == FRAME_UNFINISHED)
 		fb->unfinished++;
 	note_leaf(fb, t, ts, how);
-	err = fb->sink.ops->leave ? fb->sink.ops->leave(fb->sink.ctx, &t->th, t->stack, t->depth,
-							  ts, how)
-				  : 0;
+	err = fb->sink.ops->leave
+		      ? fb->sink.ops->leave(fb->sink.ctx, &t->th, t->stack, t->depth, ts, how)
+		      : 0;
 	t->depth--;
 	return err;
 }
