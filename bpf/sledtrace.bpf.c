@@ -424,6 +424,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (f) {
 		f->parent_tgid = tgid;
 		f->parent_tid = (__u32)bpf_get_current_pid_tgid();
+		f->parent_sp = PT_REGS_SP_CORE(
+			(struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
 		send(f);
 	}
 	return 0;

@@ -87,6 +87,7 @@ struct sled_fork {
 	struct sled_head h; /* the child (tgid == tid) */
 	__u32 parent_tgid;  /* the forking thread, whose open frames */
 	__u32 parent_tid;   /* the child starts with */
+	__u64 parent_sp;    /* its user stack pointer: frames below it have returned */
 };
 
 #define SLED_IDENT_ARGS 1      /* args holds the process's argv (exec) */
@@ -113,7 +114,7 @@ _Static_assert(sizeof(struct sled_call) == 32, "the call record stays 32 bytes")
 _Static_assert(__builtin_offsetof(struct sled_call, slot) == 24, "sled_call.slot at 24");
 _Static_assert(sizeof(struct sled_thread_exit) == 32, "sled_thread_exit is 32 bytes");
 _Static_assert(sizeof(struct sled_mapped) == 40, "sled_mapped is 40 bytes");
-_Static_assert(sizeof(struct sled_fork) == 32, "sled_fork is 32 bytes");
+_Static_assert(sizeof(struct sled_fork) == 40, "sled_fork is 40 bytes");
 _Static_assert(__builtin_offsetof(struct sled_ident, comm) == 32, "sled_ident.comm at 32");
 _Static_assert(__builtin_offsetof(struct sled_ident, args) == 48, "sled_ident.args at 48");
 _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size");

@@ -337,13 +337,17 @@ static int retire(struct collector *c, uint32_t tgid, uint32_t tid, uint64_t ts)
 
 /* A forked child runs on in the frames its parent's thread had open at the
  * fork: they begin again in the child, at the fork, so that the child's
- * returns from them match. */
+ * returns from them match.  Frames below the parent's stack pointer have
+ * returned (their exits not seen: inferred or uretprobe-less), so they
+ * end in the parent now and the child does not inherit them. */
 static int fork_child(struct collector *c, const struct sled_fork *e)
 {
 	uint32_t ptgid = e->parent_tgid, ptid = e->parent_tid, depth;
 	struct cthread *parent = find_thread(c, ptgid, ptid), *child;
 	int err = idents__inherit(c->ids, e->h.tgid, ptgid);
 
+	if (!err && parent && e->parent_sp)
+		err = close_below(c, parent, e->parent_sp, e->h.ts, false);
 	if (err)
 		return err;
 	if (!parent || !(depth = frame_builder__depth(parent->fbt)))
