@@ -3,7 +3,7 @@
  * (filter__load_file), which reads files users edit by hand.  Build and run
  * from the repository root:
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iuser fuzz/fuzz_filter_file.c user/filter.c user/output_file.c -o fuzz_filter_file
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iuser fuzz/fuzz_filter_file.c user/select/filter.c user/util/output_file.c -o fuzz_filter_file
  *   ./fuzz_filter_file -max_total_time=20 -max_len=512
  *
  * Besides memory errors it checks that writing a loaded filter and loading
@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "probe/filter.h"
+#include "select/filter.h"
 
 static char in_path[64], out_path[64], out2_path[64];
 

@@ -1,21 +1,43 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """check_layers.py: each user/ directory includes only headers of its own
-directory and of the directories below it in the pipeline (docs/DESIGN.md,
+directory and of the levels below it in the pipeline (docs/DESIGN.md,
 "Pipeline"), so the tree shows the order in which a trace is made and read.
-util/ is the floor everyone may use; cli/ sits on top.  format/ has two
-layers of its own below its writers: codec/ (wire encodings that know no
-format: protobuf, Thrift compact, gzip) and perfetto/ (the trace format,
-written with codec/).  Every directory under user/ must be a layer, so a
-new one cannot go unchecked.  Prints every include that goes upward and
+util/ is the floor everyone may use; cli/ sits on top.  Directories that
+share a level are peers and include none of each other: select/ (which
+functions), probes/ (which probes, attached how) and target/ (the traced
+process and its copies).  format/ has two layers of its own below its
+writers: codec/ (wire encodings that know no format: protobuf, Thrift
+compact, gzip) and perfetto/ (the trace format, written with codec/).
+Every directory under user/ must be placed here, so a new one cannot go
+unchecked.  Prints every include that goes upward or across peers and
 exits 1 if there is one."""
 import os
 import re
 import sys
 
-ORDER = ["util", "object", "probe", "model", "format/codec", "format/perfetto", "format",
-         "analysis", "record", "cli"]
+LEVELS = [["util"], ["object"], ["select", "probes", "target"], ["model"], ["format/codec"],
+          ["format/perfetto"], ["format"], ["analysis"], ["record"], ["cli"]]
+LEVEL = {d: i for i, ds in enumerate(LEVELS) for d in ds}
 INCLUDE = re.compile(r'\s*#\s*include\s+"([a-z_]+(?:/[a-z_]+)*)/[^/"]+"')
+
+
+def check_file(path, layer, name):
+    bad = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            to = m.group(1)
+            where = "user/%s/%s:%d" % (layer, name, n)
+            if to not in LEVEL:
+                bad.append("%s includes unknown directory %s/" % (where, to))
+            elif LEVEL[to] > LEVEL[layer]:
+                bad.append("%s: %s/ includes %s/, which is above it" % (where, layer, to))
+            elif LEVEL[to] == LEVEL[layer] and to != layer:
+                bad.append("%s: %s/ includes %s/, its peer" % (where, layer, to))
+    return bad
 
 
 def main():
@@ -26,24 +48,12 @@ def main():
         layer = os.path.relpath(d, root).replace(os.sep, "/")
         if layer == ".":
             continue
-        if layer not in ORDER:
+        if layer not in LEVEL:
             bad.append("user/%s/ is not a layer of check_layers.py" % layer)
             continue
         for name in sorted(files):
-            if not name.endswith((".c", ".h")):
-                continue
-            with open(os.path.join(d, name), encoding="utf-8") as f:
-                for n, line in enumerate(f, 1):
-                    m = INCLUDE.match(line)
-                    if not m:
-                        continue
-                    to = m.group(1)
-                    if to not in ORDER:
-                        bad.append("user/%s/%s:%d includes unknown directory %s/"
-                                   % (layer, name, n, to))
-                    elif ORDER.index(to) > ORDER.index(layer):
-                        bad.append("user/%s/%s:%d: %s/ includes %s/, which is above it"
-                                   % (layer, name, n, layer, to))
+            if name.endswith((".c", ".h")):
+                bad += check_file(os.path.join(d, name), layer, name)
     for b in bad:
         print(b)
     print("check_layers: %d problem(s)" % len(bad))

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "probe/filter.h"
+#include "select/filter.h"
 
 static const char *rust_drop = "<resolver::Cache as core::ops::Drop>::drop";
 static const char *rust_drop_mangled =

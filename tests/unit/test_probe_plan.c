@@ -20,7 +20,7 @@
 
 #include "object/elf_object.h"
 #include "object/xray_map.h"
-#include "probe/probe_plan.h"
+#include "probes/probe_plan.h"
 
 static const char *exception_path, *calltree_path;
 

@@ -14,8 +14,8 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "object/instrumented.h"
-#include "probe/filter.h"
-#include "probe/select.h"
+#include "select/filter.h"
+#include "select/select.h"
 #include "util/output_file.h"
 
 #define MAX_WARNINGS 10

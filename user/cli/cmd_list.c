@@ -13,8 +13,8 @@
 #include "cli/options.h"
 #include "object/debuginfo.h"
 #include "object/instrumented.h"
-#include "probe/probe_plan.h"
-#include "probe/select.h"
+#include "probes/probe_plan.h"
+#include "select/select.h"
 
 struct list_args {
 	const char *path;

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "object/debuginfo.h"
-#include "probe/launch.h"
+#include "target/launch.h"
 #include "record/record.h"
 #include "record/record_opts.h"
 

@@ -9,8 +9,8 @@
 
 #include "cli/options.h"
 #include "cli/values.h"
-#include "probe/filter.h"
-#include "probe/select.h"
+#include "select/filter.h"
+#include "select/select.h"
 
 struct parse {
 	const struct cli_command *cmd;

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 
 #include "object/xray_runtime.h"
-#include "probe/needed.h"
-#include "probe/proc_maps.h"
-#include "probe/sled_rewrite.h"
+#include "target/needed.h"
+#include "target/proc_maps.h"
+#include "target/sled_rewrite.h"
 #include "record/copies.h"
 
 static void refuse(struct copies *c, const struct traced_object *o, const char *why)

@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "object/xray_runtime.h"
-#include "probe/run_as.h"
-#include "probe/sled_rewrite.h"
+#include "target/run_as.h"
+#include "target/sled_rewrite.h"
 #include "record/objects.h"
 
 struct copies {

@@ -17,7 +17,7 @@
 
 #include <bpf/bpf.h>
 
-#include "probe/proc_maps.h"
+#include "target/proc_maps.h"
 #include "record/mappings.h"
 
 /* How long a held process may take to stop all its threads (one in an

@@ -15,8 +15,8 @@
 #include <sys/types.h>
 
 #include "model/frames.h"
-#include "probe/attach.h"
-#include "probe/probe_plan.h"
+#include "probes/attach.h"
+#include "probes/probe_plan.h"
 #include "record/collector.h"
 #include "record/copies.h"
 #include "record/coverage.h"

@@ -15,9 +15,9 @@
 #include "object/elf_object.h"
 #include "object/symbols.h"
 #include "object/xray_map.h"
-#include "probe/ns_copy.h"
-#include "probe/probe_plan.h"
-#include "probe/select.h"
+#include "target/ns_copy.h"
+#include "probes/probe_plan.h"
+#include "select/select.h"
 #include "record/collector.h"
 
 struct traced_object {

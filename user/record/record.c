@@ -17,8 +17,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probe/proc_maps.h"
-#include "probe/sled_rewrite.h"
+#include "target/proc_maps.h"
+#include "target/sled_rewrite.h"
 #include "record/core_btf.h"
 #include "record/record_int.h"
 #include "sledtrace.h"

@@ -11,7 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probe/syscall_tp.h"
+#include "probes/syscall_tp.h"
 #include "record/record_int.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"

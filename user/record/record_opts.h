@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "probe/attach.h"
-#include "probe/probe_plan.h"
-#include "probe/select.h"
+#include "probes/attach.h"
+#include "probes/probe_plan.h"
+#include "select/select.h"
 
 struct record_opts {
 	const char *output;

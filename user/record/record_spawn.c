@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "probe/proc_maps.h"
-#include "probe/sled_rewrite.h"
+#include "target/proc_maps.h"
+#include "target/sled_rewrite.h"
 #include "record/record_int.h"
 
 static bool wants_rewrite(const struct record *r)

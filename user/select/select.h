@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "probe/filter.h"
+#include "select/filter.h"
 #include "object/symbols.h"
 #include "object/xray_map.h"
 

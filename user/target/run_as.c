@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe/run_as.h"
+#include "target/run_as.h"
 
 static int parse_id(const char *s, unsigned *out)
 {

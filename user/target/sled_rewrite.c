@@ -13,9 +13,9 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
-#include "object/sled_patch.h"
-#include "probe/launch.h"
-#include "probe/sled_rewrite.h"
+#include "target/sled_patch.h"
+#include "target/launch.h"
+#include "target/sled_rewrite.h"
 #include "util/fd_io.h"
 
 #ifndef MFD_EXEC

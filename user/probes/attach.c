@@ -13,8 +13,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probe/attach.h"
-#include "probe/link_release.h"
+#include "probes/attach.h"
+#include "probes/link_release.h"
 
 struct probe_group {
 	struct bpf_program *prog;

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "object/sled_patch.h"
+#include "target/sled_patch.h"
 
 #define N SLED_PATCH_BYTES
 #define KNOWN_VERSION 2

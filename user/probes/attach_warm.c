@@ -15,7 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probe/attach_warm.h"
+#include "probes/attach_warm.h"
 
 #define WARM_EVERY_MS 3
 #define WARM_MAX_LINKS 700 /* ~2 s of repeats; each link is an fd */

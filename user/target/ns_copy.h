@@ -3,7 +3,7 @@
  * launched command's mount namespace while the command runs, so that every
  * later exec, dlopen or loader mapping of that path in the tree maps the
  * copy.  sledtrace is not in that namespace and may have threads, so the
- * mount work is done by short-lived helpers (util/helper.h): one writes
+ * mount work is done by short-lived helpers (helper.h): one writes
  * the copy into a tmpfs of a private namespace of its own and hands back a
  * detached mount of the file (open_tree), on which the probes are attached
  * before anyone can map it; another enters the command's namespace and

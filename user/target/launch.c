@@ -13,8 +13,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "probe/launch.h"
-#include "probe/scratch_copy.h"
+#include "target/launch.h"
+#include "target/scratch_copy.h"
 
 static int check_exec(const char *path)
 {

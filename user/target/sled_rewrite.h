@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* sled_rewrite.h: a copy of an object with its sleds rewritten to 5-byte
- * nops (object/sled_patch.h), kept in a sealed memfd: nothing on disk, and
+ * nops (sled_patch.h), kept in a sealed memfd: nothing on disk, and
  * it is gone once sledtrace and every process that maps it are.  The copy
  * has the original's size, bytes (sleds aside), owner and mode; the
  * launched command is made to run it under the original's path

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "probe/probe_plan.h"
+#include "probes/probe_plan.h"
 #include "sledtrace.h"
 #include "object/x86_leaf.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "probe/select.h"
+#include "select/select.h"
 
 int select_args__add(struct select_args *a, char kind, const char *arg)
 {

@@ -14,7 +14,7 @@
 
 #include <bpf/bpf.h>
 
-#include "probe/syscall_tp.h"
+#include "probes/syscall_tp.h"
 
 /* The number in the file REL under the tracefs root dir_fd. */
 static int read_id(int dir_fd, const char *rel)

@@ -9,7 +9,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "probe/link_release.h"
+#include "probes/link_release.h"
 
 #define RELEASE_THREADS 16
 

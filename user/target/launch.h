@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "probe/run_as.h"
+#include "target/run_as.h"
 
 struct launch {
 	pid_t pid;

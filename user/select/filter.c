@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "probe/filter.h"
+#include "select/filter.h"
 #include "util/output_file.h"
 
 /* Longer patterns skip the (quadratic) search for the error offset. */

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe/attach.h"
+#include "probes/attach.h"
 #include "object/elf_object.h"
 #include "object/xray_map.h"
 

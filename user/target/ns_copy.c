@@ -10,9 +10,9 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#include "probe/ns_copy.h"
-#include "probe/scratch_copy.h"
-#include "util/helper.h"
+#include "target/ns_copy.h"
+#include "target/scratch_copy.h"
+#include "target/helper.h"
 
 struct ns_copy {
 	int tree_fd; /* the detached (later: bound) mount of the copy */

@@ -9,7 +9,7 @@
 
 #include <sys/sysmacros.h>
 
-#include "probe/proc_maps.h"
+#include "target/proc_maps.h"
 
 #define PF_KTHREAD 0x00200000u /* include/linux/sched.h */
 
