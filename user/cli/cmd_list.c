@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "object/debuginfo.h"
 #include "object/instrumented.h"
+#include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
 #include "select/select.h"
 
@@ -73,7 +74,9 @@ static void print_table(const struct list_args *a, const struct elf_object *obj,
 {
 	size_t entry = 0, exit = 0, tail = 0;
 	bool filtered = a->sel.n > 0;
-	enum exit_mode object_exits = probe_plan__object_exits(obj, map, EXIT_MIXED);
+	/* What record --exit=mixed probes on this file. */
+	struct exit_policy mixed = { .copy = EXIT_COPY_ORIGINAL, .returns = RETURNS_MIXED };
+	struct object_exits object_exits = exit_policy__object(&mixed, obj, EXIT_COPY_ORIGINAL);
 
 	printf("%6s  %-18s  %-11s  %s%s\n", "ID", "ADDRESS", "SLEDS E/X/T",
 	       a->exits ? "EXIT  " : "", "NAME  LOCATION");
@@ -84,11 +87,11 @@ static void print_table(const struct list_args *a, const struct elf_object *obj,
 		if (!selected[f->id])
 			continue;
 		if (a->exits) {
-			enum exit_mode m = probe_plan__function_exits(obj, map, f, EXIT_MIXED,
-								      object_exits);
+			enum exit_returns r = probe_plan__function_returns(obj, map, f,
+									   &object_exits);
 
 			snprintf(exits, sizeof(exits), "%-6s",
-				 m == EXIT_URETPROBE ? "ret" : probe_plan__exit_name(m));
+				 r == RETURNS_URETPROBE ? "ret" : exit_returns__name(r));
 		}
 		print_row(f, symbols__locate(syms, f->id), exits);
 		entry += f->nentry;

@@ -9,9 +9,10 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "object/debuginfo.h"
-#include "target/launch.h"
+#include "probes/exit_policy.h"
 #include "record/record.h"
 #include "record/record_opts.h"
+#include "target/launch.h"
 
 /* The parsed form of what record_opts holds as values. */
 struct record_cli {
@@ -25,9 +26,6 @@ struct record_cli {
 _Static_assert(sizeof(enum exit_mode) == sizeof(int), "CLI_ENUM stores an int");
 _Static_assert(sizeof(enum attach_mode) == sizeof(int), "CLI_ENUM stores an int");
 
-/* In enum exit_mode's order. */
-static const char *const exit_names[] = { "auto",    "sled",  "uretprobe", "infer",
-					  "rewrite", "mixed", NULL };
 static const char *const attach_names[] = { "auto", "multi", "perf", NULL };
 
 static const struct cli_option options[] = {
@@ -42,7 +40,7 @@ static const struct cli_option options[] = {
 		   "patterns from FILE (see 'sledtrace filter')"),
 	CLI_FLAG(0, "allow-empty", S, o.sel.allow_empty,
 		 "a filter that selects nothing is not an error"),
-	CLI_ENUM(0, "exit", S, o.exits, exit_names, "MODE", "auto",
+	CLI_ENUM(0, "exit", S, o.exits, exit_mode_names, "MODE", "auto",
 		 "how returns are seen: auto is rewrite when the executable's copy can be used, "
 		 "else mixed; rewrite probes a copy whose sleds start with a 5-byte nop, run in a "
 		 "private mount namespace (exact and fast); mixed uses uretprobes where no "
@@ -160,9 +158,8 @@ static int check(void *set, char *err, size_t errlen)
 		snprintf(err, errlen,
 			 "--no-xray probes every function symbol: choose some with -F REGEX, "
 			 "or say --all");
-	else if (o->no_xray && (o->exits == EXIT_SLED || o->exits == EXIT_REWRITE))
-		snprintf(err, errlen, "--exit=%s needs XRay sleds; not with --no-xray",
-			 exit_names[o->exits]);
+	else if (exit_policy__check(o->exits, !o->no_xray, err, errlen))
+		return -1;
 	else if (o->debug_dir && !o->no_xray)
 		snprintf(err, errlen, "--debug-dir only means something with --no-xray");
 	else if (o->sel.allow_empty && !o->sel.n)

@@ -6,7 +6,7 @@
  *
  * Adding an option to a command is one table entry, e.g.
  *     CLI_FLAG('q', "quiet", struct record_opts, quiet, "no status line, no summary"),
- *     CLI_ENUM(0, "exit", struct record_opts, exits, exit_names, "MODE", "auto", "how returns are seen"),
+ *     CLI_ENUM(0, "exit", struct record_opts, exits, exit_mode_names, "MODE", "auto", "how returns are seen"),
  * plus, when it only means something together with another option, a line
  * in the command's check() (an option that would do nothing is an error),
  * and its line in docs/sledtrace.1 and completion/sledtrace (the cli-docs

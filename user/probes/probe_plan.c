@@ -7,39 +7,6 @@
 #include "sledtrace.h"
 #include "object/x86_leaf.h"
 
-const char *probe_plan__exit_name(enum exit_mode m)
-{
-	switch (m) {
-	case EXIT_SLED:
-		return "sled";
-	case EXIT_URETPROBE:
-		return "uretprobe";
-	case EXIT_INFER:
-		return "infer";
-	case EXIT_REWRITE:
-		return "rewrite";
-	case EXIT_MIXED:
-		return "mixed";
-	default:
-		return "auto";
-	}
-}
-
-/* mixed (and auto where sleds are not rewritten): uretprobes only where no
- * unwinder can walk through the frames they hijack (the unwinder would
- * abort the target); elsewhere exits are inferred from the stack pointer,
- * never single-stepped. */
-enum exit_mode probe_plan__object_exits(const struct elf_object *obj, const struct xray_map *map,
-					enum exit_mode mode)
-{
-	(void)map;
-	if (mode == EXIT_REWRITE)
-		return EXIT_SLED; /* the same probes, on the rewritten copy */
-	if (mode != EXIT_AUTO && mode != EXIT_MIXED)
-		return mode;
-	return elf_object__can_unwind(obj) ? EXIT_INFER : EXIT_URETPROBE;
-}
-
 #define MAX_LEAF_BYTES 4096 /* larger functions are rarely leaves */
 #define MAX_LEAF_SLEDS 64
 
@@ -60,19 +27,19 @@ static bool function_is_leaf(const struct elf_object *obj, const struct xray_map
 	return x86_is_leaf(code, sym->size, f->addr, sleds, f->nsleds);
 }
 
-enum exit_mode probe_plan__function_exits(const struct elf_object *obj, const struct xray_map *map,
-					  const struct xray_function *f, enum exit_mode mode,
-					  enum exit_mode object_exits)
+enum exit_returns probe_plan__function_returns(const struct elf_object *obj,
+					       const struct xray_map *map,
+					       const struct xray_function *f,
+					       const struct object_exits *exits)
 {
-	if ((mode == EXIT_AUTO || mode == EXIT_MIXED) && object_exits != EXIT_URETPROBE &&
-	    function_is_leaf(obj, map, f))
-		return EXIT_URETPROBE;
-	return object_exits;
+	if (exits->leaf_uretprobes && function_is_leaf(obj, map, f))
+		return RETURNS_URETPROBE;
+	return exits->returns;
 }
 
 static int queue_sled(struct attacher *a, const struct probe_programs *progs, const char *path,
 		      const struct xray_sled *s, uint32_t obj_index, uint32_t fn,
-		      enum exit_mode exits, struct object_plan *out)
+		      enum exit_returns returns, struct object_plan *out)
 {
 	int err = 0;
 
@@ -80,14 +47,14 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs, co
 	case XRAY_SLED_ENTRY:
 		err = attacher__add(a, progs->entry, path, s->file_offset,
 				    SLED_COOKIE(SLED_KIND_ENTRY, obj_index, fn), 0);
-		if (!err && exits == EXIT_URETPROBE) {
+		if (!err && returns == RETURNS_URETPROBE) {
 			err = attacher__add(a, progs->ret, path, s->file_offset,
 					    SLED_COOKIE(SLED_KIND_RET, obj_index, fn), 1);
 			out->probes++;
 		}
 		break;
 	case XRAY_SLED_EXIT:
-		if (exits != EXIT_SLED)
+		if (returns != RETURNS_SLED)
 			return 0;
 		err = attacher__add(a, progs->exit, path, s->file_offset,
 				    SLED_COOKIE(SLED_KIND_EXIT, obj_index, fn), 0);
@@ -105,35 +72,26 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs, co
 }
 
 int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
-		      const struct elf_object *obj, const struct xray_map *map, uint32_t obj_index,
-		      enum exit_mode mode, const bool *selected, struct object_plan *out)
+		      const struct elf_object *obj, const char *path, const struct xray_map *map,
+		      uint32_t obj_index, const struct object_exits *exits, const bool *selected,
+		      struct object_plan *out)
 {
-	return probe_plan__queue_at(a, progs, obj, elf_object__path(obj), map, obj_index, mode,
-				    selected, out);
-}
-
-int probe_plan__queue_at(struct attacher *a, const struct probe_programs *progs,
-			 const struct elf_object *obj, const char *path, const struct xray_map *map,
-			 uint32_t obj_index, enum exit_mode mode, const bool *selected,
-			 struct object_plan *out)
-{
-	int err;
-
-	*out = (struct object_plan){ .rewritten = mode == EXIT_REWRITE };
-	out->exits = probe_plan__object_exits(obj, map, mode);
+	*out = (struct object_plan){ .copy = exits->copy, .returns = exits->returns };
+	if (!path)
+		path = elf_object__path(obj);
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
-
-		enum exit_mode exits;
+		enum exit_returns returns;
+		int err;
 
 		if (selected && !selected[f->id])
 			continue;
-		exits = probe_plan__function_exits(obj, map, f, mode, out->exits);
+		returns = probe_plan__function_returns(obj, map, f, exits);
 		out->functions++;
-		out->ret_functions += exits == EXIT_URETPROBE;
+		out->ret_functions += returns == RETURNS_URETPROBE;
 		for (uint32_t k = 0; k < f->nsleds; k++) {
 			err = queue_sled(a, progs, path, &map->sleds[f->first_sled + k], obj_index,
-					 f->id, exits, out);
+					 f->id, returns, out);
 			if (err)
 				return err;
 		}
@@ -143,17 +101,17 @@ int probe_plan__queue_at(struct attacher *a, const struct probe_programs *progs,
 
 const char *probe_plan__describe(const struct object_plan *p, char *buf, size_t len)
 {
-	bool mixed = p->exits != EXIT_URETPROBE && p->ret_functions;
+	bool mixed = p->returns != RETURNS_URETPROBE && p->ret_functions;
 
-	if (p->rewritten)
+	if (p->copy == EXIT_COPY_REWRITTEN)
 		snprintf(buf, len, "rewritten sleds");
 	else if (mixed && p->ret_functions == p->functions)
 		snprintf(buf, len, "uretprobe, all leaf functions");
 	else if (mixed)
 		snprintf(buf, len, "%s, uretprobe for %zu leaf function%s",
-			 probe_plan__exit_name(p->exits), p->ret_functions,
+			 exit_returns__name(p->returns), p->ret_functions,
 			 p->ret_functions == 1 ? "" : "s");
 	else
-		snprintf(buf, len, "%s", probe_plan__exit_name(p->exits));
+		snprintf(buf, len, "%s", exit_returns__name(p->returns));
 	return buf;
 }

@@ -16,6 +16,7 @@
 
 #include "model/frames.h"
 #include "probes/attach.h"
+#include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
 #include "record/collector.h"
 #include "record/copies.h"
@@ -28,7 +29,7 @@ struct mapping_watch {
 	struct object_set *objs;
 	struct attacher *att;
 	struct probe_programs progs;
-	enum exit_mode exits;
+	const struct exit_policy *exits;
 	struct collector *col;
 	struct frame_builder *fb;
 	int known_fd, held_fd;		   /* the BPF maps known_files and held */

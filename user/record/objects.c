@@ -267,18 +267,21 @@ int object_set__register(struct object_set *s, struct collector *col, struct fra
 	return err;
 }
 
-static int queue_copy(struct traced_object *o, uint32_t index, struct attacher *att,
-		      const struct probe_programs *progs)
+/* o's probes on its rewritten copy at copy_path, or on the original when
+ * NULL, with exits as p has them for that file. */
+static int queue_one(struct traced_object *o, uint32_t index, const char *copy_path,
+		     const struct exit_policy *p, struct attacher *att,
+		     const struct probe_programs *progs, struct object_plan *plan)
 {
-	int err = probe_plan__queue_at(att, progs, o->elf, ns_copy__path(o->copy), o->map, index,
-				       EXIT_REWRITE, o->selected, &o->copy_plan);
+	struct object_exits exits = exit_policy__object(
+		p, o->elf, copy_path ? EXIT_COPY_REWRITTEN : EXIT_COPY_ORIGINAL);
 
-	o->copy_queued = !err;
-	return err;
+	return probe_plan__queue(att, progs, o->elf, copy_path, o->map, index, &exits, o->selected,
+				 plan);
 }
 
 int object_set__queue(struct object_set *s, struct attacher *att,
-		      const struct probe_programs *progs, enum exit_mode exits)
+		      const struct probe_programs *progs, const struct exit_policy *exits)
 {
 	for (; s->queued < s->n; s->queued++) {
 		struct traced_object *o = &s->objs[s->queued];
@@ -286,16 +289,8 @@ int object_set__queue(struct object_set *s, struct attacher *att,
 
 		if (!o->nselected)
 			continue;
-		/* Only copies are rewritten: rewrite means mixed for an
-		 * original some process already maps. */
-		if (o->rewritten)
-			err = probe_plan__queue_at(att, progs, o->elf, o->probe_path, o->map,
-						   (uint32_t)s->queued, EXIT_REWRITE, o->selected,
-						   &o->plan);
-		else
-			err = probe_plan__queue(att, progs, o->elf, o->map, (uint32_t)s->queued,
-						exits == EXIT_REWRITE ? EXIT_MIXED : exits,
-						o->selected, &o->plan);
+		err = queue_one(o, (uint32_t)s->queued, o->rewritten ? o->probe_path : NULL, exits,
+				att, progs, &o->plan);
 		if (err)
 			return err;
 	}
@@ -303,9 +298,13 @@ int object_set__queue(struct object_set *s, struct attacher *att,
 		struct traced_object *o = &s->objs[i];
 		int err;
 
-		if (o->copy && !o->copy_queued && o->nselected &&
-		    (err = queue_copy(o, (uint32_t)i, att, progs)))
+		if (!o->copy || o->copy_queued || !o->nselected)
+			continue;
+		err = queue_one(o, (uint32_t)i, ns_copy__path(o->copy), exits, att, progs,
+				&o->copy_plan);
+		if (err)
 			return err;
+		o->copy_queued = true;
 	}
 	return 0;
 }

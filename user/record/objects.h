@@ -16,6 +16,7 @@
 #include "object/symbols.h"
 #include "object/xray_map.h"
 #include "target/ns_copy.h"
+#include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
 #include "select/select.h"
 #include "record/collector.h"
@@ -76,8 +77,9 @@ size_t object_set__functions(const struct object_set *s);
  * ("f [libx.so]"): traces and reports key functions by name. */
 int object_set__register(struct object_set *s, struct collector *col, struct frame_builder *fb);
 /* Queues the probes of every object added since the last call, and those
- * of every copy not queued yet (rewritten sleds). */
+ * of every copy not queued yet, with exits as the recording's policy has
+ * them (exit_policy.h). */
 int object_set__queue(struct object_set *s, struct attacher *att,
-		      const struct probe_programs *progs, enum exit_mode exits);
+		      const struct probe_programs *progs, const struct exit_policy *exits);
 
 #endif

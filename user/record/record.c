@@ -275,7 +275,7 @@ static int queue_and_attach(struct record *r)
 	uint64_t t0;
 	int ret;
 
-	ret = object_set__queue(r->objs, r->att, &progs, r->opts->exits);
+	ret = object_set__queue(r->objs, r->att, &progs, &r->exits);
 	if (ret)
 		return record__fail(ret, "cannot plan probes: %s", strerror(-ret));
 	record__sum_plans(r);
@@ -331,13 +331,12 @@ static void print_attached(struct record *r)
 /* -p: the processes run on; probes appear under them. */
 static int start_attached(struct record *r)
 {
+	struct exit_env env = { .sleds = !r->opts->no_xray };
 	char err[512];
 	int ret;
 
-	if (r->opts->exits == EXIT_REWRITE)
-		return record__fail(-ENOTSUP,
-				    "--exit=rewrite needs a command: a running process keeps the "
-				    "file it mapped (use auto or mixed with -p)");
+	if (exit_policy__resolve(r->opts->exits, &env, &r->exits, err, sizeof(err)))
+		return record__fail(-ENOTSUP, "%s", err);
 	attacher__set_pid(r->att, r->targets.n == 1 && !following(r) ? r->targets.pids[0] : -1);
 	ret = record__watch_exits(r);
 	if (!ret)

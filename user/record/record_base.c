@@ -35,12 +35,13 @@ void record__sum_plans(struct record *r)
 	for (size_t i = 0; i < object_set__count(r->objs); i++) {
 		const struct object_plan *p = &object_set__get(r->objs, i)->plan;
 
-		if (!r->plan.functions || p->exits == EXIT_SLED)
-			r->plan.exits = p->exits;
+		if (!r->plan.functions || p->returns == RETURNS_SLED)
+			r->plan.returns = p->returns;
 		r->plan.functions += p->functions;
 		r->plan.ret_functions += p->ret_functions;
 		r->plan.sleds += p->sleds;
 		r->plan.probes += p->probes;
-		r->plan.rewritten |= p->rewritten;
+		if (p->copy == EXIT_COPY_REWRITTEN)
+			r->plan.copy = EXIT_COPY_REWRITTEN;
 	}
 }

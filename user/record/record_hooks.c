@@ -74,7 +74,7 @@ int record__hook_processes(struct record *r)
 		.objs = r->objs,
 		.att = r->att,
 		.progs = record__call_programs(r),
-		.exits = r->opts->exits,
+		.exits = &r->exits,
 		.col = r->col,
 		.fb = r->fb,
 		.known_fd = bpf_map__fd(r->skel->maps.known_files),

@@ -18,6 +18,7 @@
 #include "probes/attach.h"
 #include "probes/attach_warm.h"
 #include "target/launch.h"
+#include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
 #include "record/collector.h"
 #include "record/coverage.h"
@@ -68,7 +69,7 @@ struct record {
 	uint64_t events, cpu_ns_started, cpu_ns_finished; /* sledtrace's own, for -v */
 	int cb_err;
 	bool child_done;
-	bool nop5_fast; /* sled_rewrite__kernel_optimizes: auto may rewrite */
+	struct exit_policy exits; /* --exit, resolved at start (exit_policy.h) */
 };
 
 uint64_t record__now_ns(void);

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "probes/attach.h"
-#include "probes/probe_plan.h"
+#include "probes/exit_policy.h"
 #include "select/select.h"
 
 struct record_opts {

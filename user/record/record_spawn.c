@@ -13,17 +13,11 @@
 #include "target/sled_rewrite.h"
 #include "record/record_int.h"
 
-static bool wants_rewrite(const struct record *r)
-{
-	return !r->opts->no_xray &&
-	       ((r->opts->exits == EXIT_AUTO && r->nop5_fast) || r->opts->exits == EXIT_REWRITE);
-}
-
 /* Under auto a copy that cannot be used is one line, and the run goes on
  * with mixed exits; --exit=rewrite makes it an error. */
 static int no_rewrite(struct record *r, const char *why)
 {
-	if (r->opts->exits == EXIT_REWRITE)
+	if (r->exits.copy_required)
 		return record__fail(-ENOTSUP, "%s: sleds not rewritten: %s", r->path, why);
 	if (!r->opts->quiet)
 		fprintf(stderr,
@@ -55,10 +49,10 @@ static int spawn(struct record *r)
 	char why[512];
 	int ret;
 
-	if (r->opts->exits == EXIT_REWRITE && !o)
+	if (r->exits.copy_required && !o)
 		return no_rewrite(r, "it has no sleds");
-	if (o && wants_rewrite(r) && copies__rewrite(o, r->runtime, &r->rw, why, sizeof(why)) &&
-	    (ret = no_rewrite(r, why)))
+	if (o && r->exits.copy == EXIT_COPY_REWRITTEN &&
+	    copies__rewrite(o, r->runtime, &r->rw, why, sizeof(why)) && (ret = no_rewrite(r, why)))
 		return ret;
 	if (!r->rw)
 		ret = launch__spawn(&r->child, r->path, r->opts->argv);
@@ -99,26 +93,40 @@ static int start_copies(struct record *r)
 	return 0;
 }
 
-int record__spawn(struct record *r)
+/* --exit for the command (exit_policy.h), from what this kernel runs
+ * cheaply. */
+static int resolve_exits(struct record *r)
 {
-	int ret;
-
 	/* SLEDTRACE_NO_NOP5=1 runs as on a kernel without the optimization
 	 * (tests, comparisons): seccomp cannot hide the uprobe system call. */
 	bool no_nop5 = getenv("SLEDTRACE_NO_NOP5") && strcmp(getenv("SLEDTRACE_NO_NOP5"), "0");
+	struct exit_env env = { .command = true,
+				.sleds = !r->opts->no_xray,
+				.nop5_fast = !no_nop5 && sled_rewrite__kernel_optimizes() };
+	char why[256];
 
-	r->nop5_fast = !no_nop5 && sled_rewrite__kernel_optimizes();
-	if (r->opts->verbose && !r->opts->no_xray && r->nop5_fast)
+	if (r->opts->verbose && env.sleds && env.nop5_fast)
 		fprintf(stderr,
 			"sledtrace: this kernel runs uprobes on 5-byte nops as calls: "
 			"sleds of what the command maps are rewritten\n");
-	else if (r->opts->verbose && !r->opts->no_xray)
+	else if (r->opts->verbose && env.sleds)
 		fprintf(stderr,
 			"sledtrace: this kernel does not run uprobes on 5-byte nops as calls (%s): "
 			"auto exits are uretprobe where safe, inferred elsewhere\n",
 			no_nop5 ? "SLEDTRACE_NO_NOP5" : "no uprobe system call");
+	if (exit_policy__resolve(r->opts->exits, &env, &r->exits, why, sizeof(why)))
+		return record__fail(-ENOTSUP, "%s", why);
+	return 0;
+}
+
+int record__spawn(struct record *r)
+{
+	int ret = resolve_exits(r);
+
+	if (ret)
+		return ret;
 	/* A namespace of its own, even with nothing to bind at the start. */
-	r->child.private_ns = wants_rewrite(r);
+	r->child.private_ns = r->exits.copy == EXIT_COPY_REWRITTEN;
 	ret = spawn(r);
 	return ret ? ret : start_copies(r);
 }
