@@ -80,7 +80,10 @@ int record__hook_processes(struct record *r)
 		.known_fd = bpf_map__fd(r->skel->maps.known_files),
 		.held_fd = bpf_map__fd(r->skel->maps.held),
 		.hold_seq = (const volatile uint64_t *)&r->skel->bss->hold_seq,
-		.copies = r->copies.ns_fd >= 0 ? &r->copies : NULL,
+		/* Only where the policy runs copies: -p targets keep the files
+		 * they map, and their copies struct was never set up. */
+		.copies = r->exits.copy == EXIT_COPY_REWRITTEN && r->copies.ns_fd >= 0 ? &r->copies
+										       : NULL,
 		.gaps = &r->gaps,
 	};
 	/* fork and rename also name new threads and processes (collector.h). */
