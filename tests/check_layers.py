@@ -3,7 +3,9 @@
 """check_layers.py: each user/ directory includes only headers of its own
 directory and of the levels below it in the pipeline (docs/DESIGN.md,
 "Pipeline"), so the tree shows the order in which a trace is made and read.
-util/ is the floor everyone may use; cli/ sits on top.  Directories that
+util/ is the floor everyone may use; cli/ sits on top.  arch/ (and its
+per-architecture folders) holds what sledtrace knows of an instruction
+set, above object/ (sled maps) and below what probes and copies.  Directories that
 share a level are peers and include none of each other: select/ (which
 functions), probes/ (which probes, attached how) and target/ (the traced
 process and its copies).  format/ has two layers of its own below its
@@ -16,7 +18,7 @@ import os
 import re
 import sys
 
-LEVELS = [["util"], ["object"], ["select", "probes", "target"], ["model"], ["format/codec"],
+LEVELS = [["util"], ["object"], ["arch/x86"], ["arch"], ["select", "probes", "target"], ["model"], ["format/codec"],
           ["format/perfetto"], ["format"], ["analysis"], ["record"], ["cli"]]
 LEVEL = {d: i for i, ds in enumerate(LEVELS) for d in ds}
 INCLUDE = re.compile(r'\s*#\s*include\s+"([a-z_]+(?:/[a-z_]+)*)/[^/"]+"')

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """check_x86_decoder.py: holds sledtrace's x86-64 length decoder and leaf
-verdicts (user/object/x86_leaf.c, through tests/tools/x86_walk) against objdump's
+verdicts (user/arch/x86/x86_leaf.c, through tests/tools/x86_walk) against objdump's
 disassembly of real binaries.  Every instruction start the decoder reports
 must be one objdump reports, and every function it calls a leaf must, by
 objdump, contain no call and no jump outside itself - a false "leaf" would

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "object/elf_object.h"
-#include "object/x86_leaf.h"
+#include "arch/x86/x86_leaf.h"
 
 static void walk(const struct elf_object *obj, const struct elf_symbol *s)
 {

@@ -5,7 +5,7 @@
 
 #include "probes/probe_plan.h"
 #include "sledtrace.h"
-#include "object/x86_leaf.h"
+#include "arch/arch.h"
 
 #define MAX_LEAF_BYTES 4096 /* larger functions are rarely leaves */
 #define MAX_LEAF_SLEDS 64
@@ -24,7 +24,7 @@ static bool function_is_leaf(const struct elf_object *obj, const struct xray_map
 		return false;
 	for (uint32_t i = 0; i < f->nsleds; i++)
 		sleds[i] = map->sleds[f->first_sled + i].addr;
-	return x86_is_leaf(code, sym->size, f->addr, sleds, f->nsleds);
+	return arch_is_leaf(code, sym->size, f->addr, sleds, f->nsleds);
 }
 
 enum exit_returns probe_plan__function_returns(const struct elf_object *obj,

@@ -13,7 +13,7 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
-#include "target/sled_patch.h"
+#include "arch/arch.h"
 #include "target/launch.h"
 #include "target/sled_rewrite.h"
 #include "util/fd_io.h"
@@ -98,7 +98,7 @@ static int build(const struct elf_object *obj, const struct xray_map *map, struc
 
 	if (err) {
 		snprintf(why, whylen, "cannot read it: %s", strerror(-err));
-	} else if (!(err = sled_patch__apply(map, image, (size_t)st.st_size, why, whylen))) {
+	} else if (!(err = arch_patch_sleds(map, image, (size_t)st.st_size, why, whylen))) {
 		rw->fd = new_memfd();
 		err = rw->fd < 0 ? rw->fd : fill_memfd(rw->fd, image, &st);
 		if (err)
@@ -145,13 +145,9 @@ int sled_rewrite__fd(const struct sled_rewrite *rw)
 	return rw->fd;
 }
 
-#ifndef __NR_uprobe
-#define __NR_uprobe 336 /* x86-64 */
-#endif
-
 bool sled_rewrite__kernel_optimizes(void)
 {
-	return syscall(__NR_uprobe) < 0 && errno == ENXIO;
+	return syscall(ARCH_NR_UPROBE) < 0 && errno == ENXIO;
 }
 
 const char *sled_rewrite__path(const struct sled_rewrite *rw)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "target/sled_patch.h"
+#include "arch/x86/sled_patch.h"
 
 #define N SLED_PATCH_BYTES
 #define KNOWN_VERSION 2

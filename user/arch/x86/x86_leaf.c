@@ -6,7 +6,7 @@
  * a cheaper exit probe, never safety. */
 #include <string.h>
 
-#include "object/x86_leaf.h"
+#include "arch/x86/x86_leaf.h"
 
 enum { IMM_NONE, IMM8, IMM16, IMM32, IMMZ /* 16 or 32 by operand size */ };
 
