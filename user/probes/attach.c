@@ -267,11 +267,6 @@ size_t attacher__probe_count(const struct attacher *a)
 	return a->nprobes;
 }
 
-size_t attacher__link_count(const struct attacher *a)
-{
-	return a->nlinks;
-}
-
 /* Perf-event teardown is serialised in the kernel (parallel closing saved
  * ~15%); uprobe_multi links share their grace periods when closed in
  * parallel (link_release.h). */

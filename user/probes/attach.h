@@ -50,6 +50,5 @@ int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path
  * while recording).  On failure err names the file and cause. */
 int attacher__attach(struct attacher *a, char *err, size_t errlen);
 size_t attacher__probe_count(const struct attacher *a);
-size_t attacher__link_count(const struct attacher *a);
 
 #endif
