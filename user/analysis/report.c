@@ -17,8 +17,8 @@
  *        log-bucketed histogram (histogram.h: within 6.25%).
  * Elided calls add to calls only: their time is already inside their
  * recorded ancestors and cannot be split into self and nested time.
- * Edges (caller -> callee, for --callers/--callees) are kept only when
- * asked for.  Rows per thread or process are keyed by the model's thread
+ * Edges (caller -> callee, for --callers/--callees and diff) are kept
+ * only when asked for.  Rows per thread or process are keyed by the model's thread
  * or process index, so a reused tid is a row of its own. */
 #include <errno.h>
 #include <stdlib.h>
@@ -191,7 +191,7 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 		t->child[depth - 2] += dur;
 	if (t->active[f->fid] && !--t->active[f->fid])
 		row->total += time;
-	if ((r->o.callers || r->o.callees) &&
+	if ((r->o.callers || r->o.callees || r->o.edges) &&
 	    add_edge(r, depth > 1 ? stack[depth - 2].fid : 0, f->fid, time))
 		return -ENOMEM;
 	return 0;
@@ -319,6 +319,18 @@ void report__row(const struct report *r, size_t i, struct report_row *out)
 				    .calls = row->calls,
 				    .total_ns = row->total,
 				    .self_ns = row->self };
+}
+
+size_t report__nedges(const struct report *r)
+{
+	return r->nedges;
+}
+
+void report__edge(const struct report *r, size_t i, struct report_edge *out)
+{
+	const struct edge *e = &r->edges[i];
+
+	*out = (struct report_edge){ .caller = e->caller, .callee = e->callee, .calls = e->calls };
 }
 
 const struct trace_stats *report__stats(const struct report *r)

@@ -39,6 +39,7 @@ struct report_opts {
 	const char *callees;  /* print the callees of this function instead */
 	uint32_t width;	      /* table: columns to fit (names elided); 0: no limit */
 	enum report_times times;
+	bool edges; /* keep caller -> callee edges without --callers/--callees (diff) */
 };
 
 /* "raw" or "compensated", as every output names them. */
@@ -66,10 +67,22 @@ struct report_row {
 	uint64_t calls, total_ns, self_ns;
 };
 
-/* After the sink's finish(): rows in no particular order, and the
- * trace's statistics. */
+/* A caller -> callee edge, kept with opts.edges (or --callers/--callees):
+ * caller 0 is a thread's first call.  Not per thread or process. */
+struct report_edge {
+	uint32_t caller, callee; /* function ids */
+	uint64_t calls;
+};
+
+/* After the sink's finish(): rows and edges in no particular order, and
+ * the trace's statistics. */
 size_t report__nrows(const struct report *r);
 void report__row(const struct report *r, size_t i, struct report_row *out);
+size_t report__nedges(const struct report *r);
+/* The name of function fid: "[root]" for 0, "[unknown]" when the trace
+ * never named it. */
+const char *report__name(const struct report *r, uint32_t fid);
+void report__edge(const struct report *r, size_t i, struct report_edge *out);
 const struct trace_stats *report__stats(const struct report *r);
 void report__free(struct report *r);
 

@@ -65,7 +65,6 @@ struct report {
 	bool cost_known;
 };
 
-const char *report__name(const struct report *r, uint32_t fid);
 /* --callers/--callees output (report_edges.c). */
 int report_edges__print(struct report *r, FILE *f);
 /* The trace's stats and coverage gaps: "stats: ..." after the table,
