@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* test_diff_rules.c: the --fail-on grammar of `sledtrace diff` (what parses,
- * what is rejected with one message), and when a parsed rule fires: the
- * threshold, the regex, --min-time and the noise gate (3 MADs per side). */
+ * what is rejected with one message), and what a parsed rule compares:
+ * the threshold, relative or absolute, its direction and the regex.  When
+ * the evidence lets a rule fire is test_diff_verdict.c's. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -26,22 +27,10 @@ static struct diff_rule *rule(const char *text)
 	return r;
 }
 
-/* One run per side unless mads are set: base -> head for metric m. */
-static struct diff_row row_of(const char *name, enum diff_metric m, double base, double head)
-{
-	struct diff_row r = { .name = name, .status = DIFF_CHANGED };
-
-	r.v[DIFF_BASE][m].median = base;
-	r.v[DIFF_HEAD][m].median = head;
-	r.change[m] = head - base;
-	r.change_pct[m] = base ? 100 * (head - base) / base : head > base ? INFINITY : 0;
-	return r;
-}
-
-static bool fires(const char *text, const struct diff_row *row, uint64_t min_time_ns)
+static bool passes(const char *text, const char *name, double change, double pct)
 {
 	struct diff_rule *r = rule(text);
-	bool f = diff_rule__fires(r, row, min_time_ns);
+	bool f = diff_rule__matches(r, name) && diff_rule__passes(r, change, pct);
 
 	diff_rule__free(r);
 	return f;
@@ -49,12 +38,21 @@ static bool fires(const char *text, const struct diff_row *row, uint64_t min_tim
 
 static void test_grammar(void **state)
 {
-	const char *good[] = { "calls>0%",   "self>15%:^parse_", "total>2ms",
-			       "avg>=1.5us", " calls < -10%",	 "self<=-20%",
-			       "calls>100",  "total>0s",	 "self>5%:a:b" };
-	const char *bad[] = { "",	 "calls",	    "calls>",	 "speed>5%", "calls>>5%",
-			      "self>5",	 "calls>5ms",	    "self>5%:(", "self>5%:", "calls 5%",
-			      "self>x%", "total>2 parsecs", "total>0" };
+	const char *good[] = { "calls>0%",
+			       "self>15%:^parse_",
+			       "total>2ms",
+			       "avg>=1.5us",
+			       " calls < -10%",
+			       "self<=-20%",
+			       "calls>100",
+			       "total>0s",
+			       "self>5%:a:b",
+			       "edge-calls>0%",
+			       "edge-calls>10:-> hot$" };
+	const char *bad[] = { "",	   "calls",    "calls>",	 "speed>5%",
+			      "calls>>5%", "self>5",   "calls>5ms",	 "self>5%:(",
+			      "self>5%:",  "calls 5%", "self>x%",	 "total>2 parsecs",
+			      "total>0",   "edge>0%",  "edge-calls>1ms", "edge-self>5%" };
 	struct diff_rule *r;
 
 	(void)state;
@@ -73,70 +71,38 @@ static void test_grammar(void **state)
 	assert_string_equal(diff_rule__text(r), "self>15%:^parse_");
 	assert_int_equal(diff_rule__metric(r), DIFF_SELF);
 	diff_rule__free(r);
+	r = rule("edge-calls>0%");
+	assert_int_equal(diff_rule__metric(r), DIFF_EDGE_CALLS);
+	diff_rule__free(r);
 }
 
 static void test_thresholds_and_regex(void **state)
 {
-	struct diff_row r = row_of("parse_header", DIFF_CALLS, 1000, 1500);
-
 	(void)state;
-	assert_true(fires("calls>0%", &r, 0));
-	assert_true(fires("calls>=50%", &r, 0));
-	assert_false(fires("calls>50%", &r, 0));
-	assert_true(fires("calls>499", &r, 0));
-	assert_false(fires("calls>500", &r, 0));
-	assert_false(fires("calls<0%", &r, 0));
-	assert_true(fires("calls>0%:^parse_", &r, 0));
-	assert_false(fires("calls>0%:^emit_", &r, 0));
-	/* A rule looks at its own metric only. */
-	assert_false(fires("self>0%", &r, 0));
-
-	r = row_of("f", DIFF_CALLS, 0, 10); /* new */
-	assert_true(fires("calls>1000%", &r, 0));
-	r = row_of("f", DIFF_CALLS, 10, 0); /* gone */
-	assert_true(fires("calls<-99%", &r, 0));
-	assert_false(fires("calls>0%", &r, 0));
-	/* No change never fires, whatever the operator. */
-	r = row_of("f", DIFF_CALLS, 10, 10);
-	assert_false(fires("calls>=0%", &r, 0));
-	assert_false(fires("calls<=0", &r, 0));
-}
-
-static void test_min_time(void **state)
-{
-	struct diff_row r = row_of("f", DIFF_SELF, 10e3, 40e3); /* +30 us, +300% */
-
-	(void)state;
-	assert_true(fires("self>100%", &r, 0));
-	assert_true(fires("self>100%", &r, 30000));
-	assert_false(fires("self>100%", &r, 30001));
-	assert_true(fires("self>29us", &r, 0));
-	assert_false(fires("self>30us", &r, 0));
-	r = row_of("f", DIFF_SELF, 40e3, 10e3); /* faster */
-	assert_true(fires("self<-50%", &r, 20000));
-	assert_false(fires("self<-50%", &r, 50000));
-}
-
-static void test_noise_gate(void **state)
-{
-	struct diff_row r = row_of("f", DIFF_TOTAL, 10e6, 13e6); /* +3 ms, +30% */
-
-	(void)state;
-	/* Runs that agree within 0.5 ms (MAD): 3 ms is beyond the noise. */
-	r.v[DIFF_BASE][DIFF_TOTAL].mad = 0.5e6;
-	r.v[DIFF_HEAD][DIFF_TOTAL].mad = 0.5e6;
-	assert_true(fires("total>20%", &r, 0));
-	/* Either side's runs spread by a 1 ms MAD: 3 ms is within 3 MADs. */
-	r.v[DIFF_HEAD][DIFF_TOTAL].mad = 1e6;
-	assert_false(fires("total>20%", &r, 0));
-	r.v[DIFF_HEAD][DIFF_TOTAL].mad = 0.5e6;
-	r.v[DIFF_BASE][DIFF_TOTAL].mad = 1e6;
-	assert_false(fires("total>20%", &r, 0));
-	/* Counts are exact: no noise gate for calls. */
-	r.v[DIFF_BASE][DIFF_CALLS].mad = 100;
-	r.change[DIFF_CALLS] = 1;
-	r.change_pct[DIFF_CALLS] = 1;
-	assert_true(fires("calls>0%", &r, 0));
+	/* 1000 -> 1500 calls: +500, +50% */
+	assert_true(passes("calls>0%", "parse_header", 500, 50));
+	assert_true(passes("calls>=50%", "parse_header", 500, 50));
+	assert_false(passes("calls>50%", "parse_header", 500, 50));
+	assert_true(passes("calls>499", "parse_header", 500, 50));
+	assert_false(passes("calls>500", "parse_header", 500, 50));
+	assert_false(passes("calls<0%", "parse_header", 500, 50));
+	assert_true(passes("calls>0%:^parse_", "parse_header", 500, 50));
+	assert_false(passes("calls>0%:^emit_", "parse_header", 500, 50));
+	/* new and gone: +-infinity against a percentage */
+	assert_true(passes("calls>1000%", "f", 10, INFINITY));
+	assert_true(passes("calls<-99%", "f", -10, -INFINITY));
+	assert_false(passes("calls>0%", "f", -10, -INFINITY));
+	/* no change passes no strict threshold; no estimate passes nothing */
+	assert_false(passes("calls>0%", "f", 0, 0));
+	assert_false(passes("self>0%", "f", NAN, NAN));
+	/* times: a duration against the absolute change, negative thresholds */
+	assert_true(passes("self>29us", "f", 30000, 300));
+	assert_false(passes("self>30us", "f", 30000, 300));
+	assert_true(passes("self<-50%", "f", -30000, -75));
+	assert_true(passes("total>-5%", "f", 0, 0));
+	/* a call path's rule matches "CALLER -> CALLEE" */
+	assert_true(passes("edge-calls>0%:^main -> hot$", "main -> hot", 500, 50));
+	assert_false(passes("edge-calls>0%:^main -> hot$", "other -> hot", 500, 50));
 }
 
 int main(void)
@@ -144,8 +110,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grammar),
 		cmocka_unit_test(test_thresholds_and_regex),
-		cmocka_unit_test(test_min_time),
-		cmocka_unit_test(test_noise_gate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

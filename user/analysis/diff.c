@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* diff.c: the comparison behind `sledtrace diff`.  Each trace is read
- * through the one reader into a report (report.c does the per-function
- * aggregation); its rows are then folded into one entry per matched
- * function holding one sample per run, and the report is freed before
- * the next trace.  diff__finish turns the samples into medians and
- * spreads, changes, rule verdicts and the sort order. */
+/* diff.c: the comparison behind `sledtrace diff`.  Runs arrive one at a
+ * time (diff_read.c streams each trace through report.c and hands over
+ * its rows); each function and call path is an entry of a store with one
+ * row of numbers per run.  diff__finish checks that the runs can be
+ * compared at all, turns the numbers into per-metric values, medians and
+ * changes, has diff_verdict.c judge them, and sorts. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,340 +12,239 @@
 #include <string.h>
 
 #include "analysis/diff.h"
-#include "analysis/diff_read.h"
-#include "analysis/diff_rules.h"
-#include "analysis/report.h"
-#include "util/u64map.h"
+#include "analysis/diff_programs.h"
+#include "analysis/diff_store.h"
+#include "analysis/diff_verdict.h"
 
-const char *const diff_metric_names[DIFF_NMETRICS] = { "calls", "total", "self", "avg" };
 const char *const diff_status_names[4] = { "same", "changed", "new", "gone" };
+const char *const diff_verdict_names[3] = { "pass", "fail", "inconclusive" };
 
-struct sample {
-	uint64_t calls, total, self;
-};
-
-struct entry {
-	struct diff_row row;
-	char *name, *object, *group;
-	uint64_t hash;
-	size_t next;		 /* 1 + index of the next entry with the same hash */
-	struct sample samples[]; /* base runs, then head runs */
-};
+enum { KEY_NAME, KEY_OBJECT, KEY_GROUP };
 
 struct run {
 	char *path;
-	size_t slot; /* its sample in every entry */
+	size_t slot; /* its numbers in every store entry */
 	struct trace_stats st;
+	double total_self;
 };
 
 struct diff {
 	struct diff_opts o;
-	struct entry **entries;
-	size_t nentries;
-	struct u64map by_hash; /* key hash -> 1 + first entry index */
+	struct diff_store fns;	 /* name, object, group -> the sources */
+	struct diff_store paths; /* caller, its object, callee, its object -> calls */
+	struct diff_programs programs;
 	struct run *runs[2];
 	size_t nruns[2];
-	size_t nsamples; /* samples per entry, grown as runs are added */
+	enum diff_side last;
+	struct diff_row *rows;
 	struct diff_row **sorted;
+	double *vals; /* every row's per-run values, by metric and side */
+	struct diff_edge *edges;
+	struct diff_edge **edges_sorted;
+	double *totals[2];
+	struct diff_summary sum;
 };
 
-/* ---- entries ---- */
+/* ---- input ---- */
 
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return (h ^ 0xff) * 0x100000001b3ULL; /* end marker: "ab","c" != "a","bc" */
-}
-
-static bool same_key(const struct entry *e, const char *name, const char *object, const char *group)
-{
-	return !strcmp(e->name, name) && !strcmp(e->object, object) &&
-	       (!group ? !e->group : e->group && !strcmp(e->group, group));
-}
-
-static struct entry *new_entry(struct diff *d, const char *name, const char *object,
-			       const char *group, uint64_t hash)
-{
-	size_t size = sizeof(struct entry) + d->nsamples * sizeof(struct sample);
-	struct entry **v = realloc(d->entries, (d->nentries + 1) * sizeof(*v));
-	struct entry *e;
-
-	if (!v)
-		return NULL;
-	d->entries = v;
-	if (!(e = calloc(1, size)))
-		return NULL;
-	e->hash = hash;
-	if (!(e->name = strdup(name)) || !(e->object = strdup(object)) ||
-	    (group && !(e->group = strdup(group)))) {
-		free(e->name);
-		free(e->object);
-		free(e);
-		return NULL;
-	}
-	v[d->nentries++] = e;
-	return e;
-}
-
-/* A function is (name, object file name, thread or process name). */
-static struct entry *entry_of(struct diff *d, const char *name, const char *object,
-			      const char *group)
-{
-	uint64_t h = hash_str(hash_str(hash_str(0xcbf29ce484222325ULL, name), object),
-			      group ? group : ""),
-		 first;
-	struct entry *e;
-	size_t i;
-
-	h += !h; /* 0 is not a u64map key */
-	if (u64map__get(&d->by_hash, h, &first)) {
-		for (i = first; i; i = d->entries[i - 1]->next)
-			if (same_key(d->entries[i - 1], name, object, group))
-				return d->entries[i - 1];
-	}
-	if (!(e = new_entry(d, name, object, group, h)))
-		return NULL;
-	e->next = u64map__get(&d->by_hash, h, &first) ? first : 0;
-	if (u64map__put(&d->by_hash, h, d->nentries))
-		return NULL;
-	return e;
-}
-
-/* Each run adds one sample slot to every entry, so entries stay one
- * allocation: the number of runs is small, the number of entries is not
- * known before the traces are read. */
-static int add_sample_slot(struct diff *d)
-{
-	size_t size = sizeof(struct entry) + (d->nsamples + 1) * sizeof(struct sample);
-
-	for (size_t i = 0; i < d->nentries; i++) {
-		struct entry *e = realloc(d->entries[i], size);
-
-		if (!e)
-			return -ENOMEM;
-		e->samples[d->nsamples] = (struct sample){ 0 };
-		d->entries[i] = e;
-	}
-	d->nsamples++;
-	return 0;
-}
-
-static int fold_rows(struct diff *d, const struct diff_trace *t, size_t slot)
-{
-	const struct report *r = diff_trace__report(t);
-	struct report_row row;
-
-	for (size_t i = 0; i < report__nrows(r); i++) {
-		const char *group = NULL;
-		struct entry *e;
-
-		report__row(r, i, &row);
-		if (d->o.function && regexec(d->o.function, row.name, 0, NULL, 0))
-			continue;
-		if (d->o.group != DIFF_BY_FUNCTION)
-			group = diff_trace__group(t, row.thread);
-		if (!(e = entry_of(d, row.name, diff_trace__object(t, row.fid), group)))
-			return -ENOMEM;
-		e->samples[slot].calls += row.calls;
-		e->samples[slot].total += row.total_ns;
-		e->samples[slot].self += row.self_ns;
-	}
-	return 0;
-}
-
-static int add_run(struct diff *d, enum diff_side side, const char *path)
+int diff__add_run(struct diff *d, enum diff_side side, const char *path,
+		  const struct trace_stats *st)
 {
 	struct run *v = realloc(d->runs[side], (d->nruns[side] + 1) * sizeof(*v));
+	size_t slot = d->fns.nslots;
 
 	if (!v)
 		return -ENOMEM;
 	d->runs[side] = v;
-	v[d->nruns[side]] = (struct run){ .path = strdup(path), .slot = d->nsamples };
+	v[d->nruns[side]] = (struct run){ .path = strdup(path), .slot = slot, .st = *st };
 	if (!v[d->nruns[side]].path)
 		return -ENOMEM;
 	d->nruns[side]++;
-	return add_sample_slot(d);
-}
-
-static int fold_trace(struct diff *d, enum diff_side side, const char *path,
-		      const struct diff_trace *t)
-{
-	int rc = add_run(d, side, path);
-
-	if (rc)
-		return rc;
-	d->runs[side][d->nruns[side] - 1].st = *report__stats(diff_trace__report(t));
-	return fold_rows(d, t, d->nsamples - 1);
-}
-
-/* Reads a batch of traces at once (the reader is single-threaded and its
- * decoding dominates), then folds them in order, so at most one report
- * per CPU is alive at a time. */
-static int read_batch(struct diff *d, const enum diff_side *sides, char *const *paths, size_t n,
-		      char *err, size_t errlen)
-{
-	struct diff_trace **t = calloc(n, sizeof(*t));
-	int rc;
-
-	if (!t)
+	d->last = side;
+	if (diff_store__add_slot(&d->fns) || diff_store__add_slot(&d->paths) ||
+	    diff_programs__add_run(&d->programs, side))
 		return -ENOMEM;
-	rc = diff_trace__read_batch((const char *const *)paths, n, &d->o, t, err, errlen);
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = fold_trace(d, sides[i], paths[i], t[i]);
+	return 0;
+}
+
+static struct run *last_run(struct diff *d)
+{
+	return &d->runs[d->last][d->nruns[d->last] - 1];
+}
+
+/* Copies of one static inline function share name and file:line and are
+ * told apart by address, "name (file.h:12)@0x4b2f0"; addresses change with
+ * every build, so the copies are one function here.  buf has room for
+ * name. */
+static const char *match_name(const char *name, char *buf, size_t n)
+{
+	const char *at = strrchr(name, '@');
+	size_t len = at ? (size_t)(at - name) : 0;
+
+	if (!at || strncmp(at, "@0x", 3) || !at[3] ||
+	    strspn(at + 3, "0123456789abcdef") != strlen(at + 3) || len >= n)
+		return name;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+int diff__add_function(struct diff *d, const char *name, const char *object, const char *group,
+		       const struct report_row *row)
+{
+	struct run *run = last_run(d);
+	char buf[4096];
+	const char *keys[3] = { match_name(name, buf, sizeof(buf)), object, group };
+	double *v;
+
+	run->total_self += (double)row->self_ns;
+	if (d->o.function && regexec(d->o.function, keys[0], 0, NULL, 0))
+		return 0;
+	if (!(v = diff_store__at(&d->fns, keys, run->slot)))
+		return -ENOMEM;
+	for (int s = 0; s < DIFF_NSOURCES; s++)
+		v[s] += (double)*(const uint64_t *)((const char *)row + diff_source_offsets[s]);
+	return 0;
+}
+
+int diff__add_object(struct diff *d, const char *object)
+{
+	return diff_programs__add_object(&d->programs, d->last, object);
+}
+
+/* A path belongs to its callee: --function keeps the paths into the
+ * functions it keeps. */
+int diff__add_edge(struct diff *d, const char *const ends[4], uint64_t calls)
+{
+	char caller[4096], callee[4096];
+	const char *keys[4] = { match_name(ends[0], caller, sizeof(caller)), ends[1],
+				match_name(ends[2], callee, sizeof(callee)), ends[3] };
+	double *v;
+
+	if (d->o.function && regexec(d->o.function, ends[2], 0, NULL, 0))
+		return 0;
+	if (!(v = diff_store__at(&d->paths, keys, last_run(d)->slot)))
+		return -ENOMEM;
+	*v += (double)calls;
+	return 0;
+}
+
+/* ---- rows ---- */
+
+static double value_of(const double *src, enum diff_metric m)
+{
+	const struct diff_metric_def *def = &diff_metrics[m];
+
+	if (def->den < 0)
+		return src[def->num];
+	return src[def->den] ? src[def->num] / src[def->den] : NAN;
+}
+
+static double pct(double change, double base)
+{
+	if (base)
+		return 100 * change / base;
+	return change > 0 ? INFINITY : change < 0 ? -INFINITY : 0;
+}
+
+/* Spread of the values that exist (avg: runs with calls). */
+static struct diff_spread spread_of(const double *v, size_t n, double *x)
+{
+	size_t k = 0;
+
 	for (size_t i = 0; i < n; i++)
-		diff_trace__free(t[i]);
-	free(t);
-	return rc;
+		if (!isnan(v[i]))
+			x[k++] = v[i];
+	return diff_stats__spread(x, k);
 }
 
-int diff__read(struct diff *d, char **const paths[2], const size_t npaths[2], char *err,
-	       size_t errlen)
+static bool any_calls(const struct diff *d, size_t i, enum diff_side s)
 {
-	size_t n = npaths[0] + npaths[1], k = 0, batch = diff_trace__parallelism();
-	enum diff_side *sides = malloc((n ? n : 1) * sizeof(*sides));
-	char **all = malloc((n ? n : 1) * sizeof(*all));
-	int rc = 0;
-
-	if (!sides || !all)
-		rc = -ENOMEM;
-	for (int s = 0; s < 2 && !rc; s++) {
-		for (size_t i = 0; i < npaths[s]; i++, k++) {
-			sides[k] = (enum diff_side)s;
-			all[k] = paths[s][i];
-		}
-	}
-	for (size_t i = 0; i < n && !rc; i += batch)
-		rc = read_batch(d, sides + i, all + i, n - i < batch ? n - i : batch, err, errlen);
-	if (rc == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
-	free(sides);
-	free(all);
-	return rc;
+	for (size_t r = 0; r < d->nruns[s]; r++)
+		if (diff_store__vals(&d->fns, i, d->runs[s][r].slot)[DIFF_SRC_CALLS] > 0)
+			return true;
+	return false;
 }
 
-/* ---- statistics ---- */
-
-static int cmp_double(const void *pa, const void *pb)
+static void fill_row(struct diff *d, size_t i, double *vals, double *x)
 {
-	double a = *(const double *)pa, b = *(const double *)pb;
+	struct diff_row *r = &d->rows[i];
+	size_t n = d->nruns[0] + d->nruns[1];
 
-	return (a > b) - (a < b);
-}
-
-static double median_of(double *x, size_t n)
-{
-	qsort(x, n, sizeof(*x), cmp_double);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
-static struct diff_spread spread_of(double *x, size_t n)
-{
-	struct diff_spread s = { 0 };
-
-	if (!n)
-		return s;
-	s.median = median_of(x, n);
-	s.min = x[0];
-	s.max = x[n - 1];
-	for (size_t i = 0; i < n; i++)
-		x[i] = fabs(x[i] - s.median);
-	s.mad = median_of(x, n);
-	return s;
-}
-
-static double metric_of(const struct sample *s, enum diff_metric m)
-{
-	switch (m) {
-	case DIFF_CALLS:
-		return (double)s->calls;
-	case DIFF_TOTAL:
-		return (double)s->total;
-	case DIFF_SELF:
-		return (double)s->self;
-	default:
-		return s->calls ? (double)s->total / (double)s->calls : 0;
-	}
-}
-
-/* x has room for the side's runs.  Returns whether any run had a call. */
-static bool side_stats(const struct diff *d, struct entry *e, enum diff_side side, double *x)
-{
-	size_t n, k = 0;
-
+	r->name = diff_store__key(&d->fns, i, KEY_NAME);
+	r->object = diff_store__key(&d->fns, i, KEY_OBJECT);
+	r->group = diff_store__key(&d->fns, i, KEY_GROUP);
 	for (int m = 0; m < DIFF_NMETRICS; m++) {
-		n = 0;
-		for (size_t i = 0; i < d->nruns[side]; i++) {
-			const struct sample *s = &e->samples[d->runs[side][i].slot];
+		double *v = vals + (size_t)m * n;
 
-			if (m != DIFF_AVG || s->calls) /* avg of a run without calls: none */
-				x[n++] = metric_of(s, (enum diff_metric)m);
+		for (int s = 0; s < 2; s++) {
+			for (size_t k = 0; k < d->nruns[s]; k++)
+				v[k] = value_of(diff_store__vals(&d->fns, i, d->runs[s][k].slot),
+						(enum diff_metric)m);
+			r->runs[s][m] = v;
+			r->v[s][m] = spread_of(v, d->nruns[s], x);
+			v += d->nruns[s];
 		}
-		e->row.v[side][m] = spread_of(x, n);
-		if (m == DIFF_AVG)
-			k = n;
+		r->change[m] = r->v[DIFF_HEAD][m].median - r->v[DIFF_BASE][m].median;
+		r->change_pct[m] = pct(r->change[m], r->v[DIFF_BASE][m].median);
 	}
-	e->row.calls_agree[side] = e->row.v[side][DIFF_CALLS].min == e->row.v[side][DIFF_CALLS].max;
-	return k > 0;
+	for (int s = 0; s < 2; s++)
+		r->calls_agree[s] = r->v[s][DIFF_CALLS].min == r->v[s][DIFF_CALLS].max;
+	r->status = !any_calls(d, i, DIFF_BASE)	  ? DIFF_NEW
+		    : !any_calls(d, i, DIFF_HEAD) ? DIFF_GONE
+		    : r->change[DIFF_CALLS]	  ? DIFF_CHANGED
+						  : DIFF_SAME;
 }
 
-static double noise(const struct diff_spread *s)
+/* x has room for twice the runs: values, then the spread's scratch. */
+static void fill_edge(struct diff *d, size_t i, double *x)
 {
-	return 3 * s->mad;
-}
+	struct diff_edge *e = &d->edges[i];
+	double *scratch = x + d->nruns[0] + d->nruns[1];
 
-bool diff_row__significant(const struct diff_row *row, enum diff_metric m, uint64_t min_time_ns)
-{
-	double c = fabs(row->change[m]);
-
-	if (m == DIFF_CALLS)
-		return c > 0;
-	return c > 0 && c >= (double)min_time_ns && c > noise(&row->v[DIFF_BASE][m]) &&
-	       c > noise(&row->v[DIFF_HEAD][m]);
-}
-
-static enum diff_status status_of(const struct diff_row *r, bool in_base, bool in_head,
-				  uint64_t min_time_ns)
-{
-	if (!in_base)
-		return DIFF_NEW;
-	if (!in_head)
-		return DIFF_GONE;
-	if (r->change[DIFF_CALLS])
-		return DIFF_CHANGED;
-	for (int m = DIFF_TOTAL; m <= DIFF_SELF; m++)
-		if (fabs(r->change_pct[m]) >= 10 &&
-		    diff_row__significant(r, (enum diff_metric)m, min_time_ns))
-			return DIFF_CHANGED;
-	return DIFF_SAME;
-}
-
-static void compare_entry(struct diff *d, struct entry *e, double *x)
-{
-	struct diff_row *r = &e->row;
-	bool in_base = side_stats(d, e, DIFF_BASE, x), in_head = side_stats(d, e, DIFF_HEAD, x);
-
-	r->name = e->name;
-	r->object = e->object;
-	r->group = e->group;
-	for (int m = 0; m < DIFF_NMETRICS; m++) {
-		double b = r->v[DIFF_BASE][m].median;
-
-		r->change[m] = r->v[DIFF_HEAD][m].median - b;
-		r->change_pct[m] = b		      ? 100 * r->change[m] / b
-				   : r->change[m] > 0 ? INFINITY
-				   : r->change[m] < 0 ? -INFINITY
-						      : 0;
+	e->caller = diff_store__key(&d->paths, i, 0);
+	e->caller_object = diff_store__key(&d->paths, i, 1);
+	e->callee = diff_store__key(&d->paths, i, 2);
+	e->callee_object = diff_store__key(&d->paths, i, 3);
+	for (int s = 0; s < 2; s++) {
+		for (size_t k = 0; k < d->nruns[s]; k++)
+			x[k] = diff_store__vals(&d->paths, i, d->runs[s][k].slot)[0];
+		e->v[s] = spread_of(x, d->nruns[s], scratch);
+		e->calls_agree[s] = e->v[s].min == e->v[s].max;
 	}
-	r->status = status_of(r, in_base, in_head, d->o.min_time_ns);
-	for (size_t i = 0; i < d->o.nrules; i++)
-		if (diff_rule__fires(d->o.rules[i], r, d->o.min_time_ns))
-			r->fired |= 1ULL << i;
+	e->change = e->v[DIFF_HEAD].median - e->v[DIFF_BASE].median;
+	e->change_pct = pct(e->change, e->v[DIFF_BASE].median);
+	e->status = !e->v[DIFF_BASE].max   ? DIFF_NEW
+		    : !e->v[DIFF_HEAD].max ? DIFF_GONE
+		    : e->change		   ? DIFF_CHANGED
+					   : DIFF_SAME;
 }
 
-bool diff_row__matters(const struct diff_row *row)
+static int build_rows(struct diff *d)
 {
-	return row->fired || row->status != DIFF_SAME;
+	size_t n = d->nruns[0] + d->nruns[1], nf = diff_store__n(&d->fns);
+	size_t ne = diff_store__n(&d->paths);
+	double *x = malloc(2 * (n ? n : 1) * sizeof(*x));
+
+	d->rows = calloc(nf ? nf : 1, sizeof(*d->rows));
+	d->sorted = calloc(nf ? nf : 1, sizeof(*d->sorted));
+	d->vals = malloc((nf ? nf : 1) * DIFF_NMETRICS * (n ? n : 1) * sizeof(*d->vals));
+	d->edges = calloc(ne ? ne : 1, sizeof(*d->edges));
+	d->edges_sorted = calloc(ne ? ne : 1, sizeof(*d->edges_sorted));
+	if (!x || !d->rows || !d->sorted || !d->vals || !d->edges || !d->edges_sorted) {
+		free(x);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		fill_row(d, i, d->vals + i * DIFF_NMETRICS * n, x);
+		d->sorted[i] = &d->rows[i];
+	}
+	for (size_t i = 0; i < ne; i++) {
+		fill_edge(d, i, x);
+		d->edges_sorted[i] = &d->edges[i];
+	}
+	free(x);
+	return 0;
 }
 
 /* ---- order ---- */
@@ -357,6 +256,11 @@ static int cmp_abs_desc(double a, double b)
 	return (a < b) - (a > b);
 }
 
+static int rank(const struct diff_row *r)
+{
+	return r->fired ? 3 : r->unsure ? 2 : diff_row__matters(r) ? 1 : 0;
+}
+
 static int cmp_rows(const void *pa, const void *pb, void *ctx)
 {
 	const struct diff_row *a = *(const struct diff_row *const *)pa;
@@ -365,17 +269,16 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	int c = 0;
 
 	if (sort == DIFF_SORT_IMPACT) {
-		c = (b->fired != 0) - (a->fired != 0);
-		if (!c)
-			c = diff_row__matters(b) - diff_row__matters(a);
+		c = rank(b) - rank(a);
 		if (!c)
 			c = cmp_abs_desc(a->change[DIFF_SELF], b->change[DIFF_SELF]);
 		if (!c)
 			c = cmp_abs_desc(a->change[DIFF_CALLS], b->change[DIFF_CALLS]);
 	} else if (sort != DIFF_SORT_NAME) {
-		enum diff_metric m = (enum diff_metric)(sort - DIFF_SORT_CALLS);
+		static const enum diff_metric by[] = { DIFF_CALLS, DIFF_CALLS, DIFF_TOTAL,
+						       DIFF_SELF, DIFF_AVG };
 
-		c = cmp_abs_desc(a->change[m], b->change[m]);
+		c = cmp_abs_desc(a->change[by[sort]], b->change[by[sort]]);
 	}
 	if (!c)
 		c = strcmp(a->name, b->name);
@@ -384,14 +287,29 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	return c ? c : strcmp(a->object, b->object);
 }
 
+static int cmp_edges(const void *pa, const void *pb)
+{
+	const struct diff_edge *a = *(const struct diff_edge *const *)pa;
+	const struct diff_edge *b = *(const struct diff_edge *const *)pb;
+	int c = (b->fired != 0) - (a->fired != 0);
+
+	if (!c)
+		c = (b->unsure != 0) - (a->unsure != 0);
+	if (!c)
+		c = cmp_abs_desc(a->change, b->change);
+	if (!c)
+		c = strcmp(a->callee, b->callee);
+	return c ? c : strcmp(a->caller, b->caller);
+}
+
 /* Names that more than one object has (on the same thread or process)
  * are shown with their object. */
-static void mark_shared_names(struct diff *d)
+static void mark_shared_names(struct diff *d, size_t n)
 {
 	enum diff_sort by_name = DIFF_SORT_NAME;
 
-	qsort_r(d->sorted, d->nentries, sizeof(*d->sorted), cmp_rows, &by_name);
-	for (size_t i = 1; i < d->nentries; i++) {
+	qsort_r(d->sorted, n, sizeof(*d->sorted), cmp_rows, &by_name);
+	for (size_t i = 1; i < n; i++) {
 		struct diff_row *a = d->sorted[i - 1], *b = d->sorted[i];
 
 		if (!strcmp(a->name, b->name) &&
@@ -400,24 +318,68 @@ static void mark_shared_names(struct diff *d)
 	}
 }
 
-int diff__finish(struct diff *d)
-{
-	size_t most = d->nruns[0] > d->nruns[1] ? d->nruns[0] : d->nruns[1];
-	double *x = malloc((most ? most : 1) * sizeof(*x));
+/* ---- finish ---- */
 
-	free(d->sorted);
-	d->sorted = malloc((d->nentries ? d->nentries : 1) * sizeof(*d->sorted));
-	if (!x || !d->sorted) {
-		free(x);
-		return -ENOMEM;
+static int judge(struct diff *d)
+{
+	const char **lost = calloc(d->nruns[0] + d->nruns[1] + 1, sizeof(*lost));
+	struct diff_judge j = { .o = &d->o,
+				.rows = d->rows,
+				.nrows = diff_store__n(&d->fns),
+				.edges = d->edges,
+				.nedges = diff_store__n(&d->paths),
+				.nruns = { d->nruns[0], d->nruns[1] },
+				.lost = lost };
+	int rc;
+
+	for (int s = 0; s < 2; s++) {
+		if (!(d->totals[s] = malloc((d->nruns[s] + 1) * sizeof(double))))
+			break;
+		for (size_t k = 0; k < d->nruns[s]; k++) {
+			const struct trace_stats *st = &d->runs[s][k].st;
+
+			d->totals[s][k] = d->runs[s][k].total_self;
+			if (lost && st->ringbuf_drops + st->unmatched_exits + st->coverage_gaps)
+				lost[j.nlost++] = d->runs[s][k].path;
+		}
+		j.run_total[s] = d->totals[s];
 	}
-	for (size_t i = 0; i < d->nentries; i++) {
-		compare_entry(d, d->entries[i], x);
-		d->sorted[i] = &d->entries[i]->row;
+	rc = lost && d->totals[0] && d->totals[1] ? diff_verdict__judge(&j, &d->sum) : -ENOMEM;
+	free(lost);
+	return rc;
+}
+
+static int check_rows(const struct diff *d, char *err, size_t errlen)
+{
+	size_t n = diff_store__n(&d->fns), both = 0;
+
+	for (size_t i = 0; i < n; i++)
+		both += d->rows[i].status != DIFF_NEW && d->rows[i].status != DIFF_GONE;
+	if (!n && d->o.function)
+		return snprintf(err, errlen, "diff: --function matches no function of the traces"),
+		       -EINVAL;
+	if (!both)
+		return snprintf(err, errlen,
+				"diff: base and head have no function in common: traces of "
+				"different programs?"),
+		       -EINVAL;
+	return 0;
+}
+
+int diff__finish(struct diff *d, char *err, size_t errlen)
+{
+	size_t n = diff_store__n(&d->fns);
+	int rc;
+
+	if ((rc = diff_programs__check(&d->programs, err, errlen)) || (rc = build_rows(d)) ||
+	    (rc = check_rows(d, err, errlen)) || (rc = judge(d))) {
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		return rc;
 	}
-	free(x);
-	mark_shared_names(d);
-	qsort_r(d->sorted, d->nentries, sizeof(*d->sorted), cmp_rows, &d->o.sort);
+	mark_shared_names(d, n);
+	qsort_r(d->sorted, n, sizeof(*d->sorted), cmp_rows, &d->o.sort);
+	qsort(d->edges_sorted, diff_store__n(&d->paths), sizeof(*d->edges_sorted), cmp_edges);
 	return 0;
 }
 
@@ -432,6 +394,8 @@ int diff__new(const struct diff_opts *o, struct diff **out)
 	if (!(d = calloc(1, sizeof(*d))))
 		return -ENOMEM;
 	d->o = *o;
+	diff_store__init(&d->fns, 3, DIFF_NSOURCES);
+	diff_store__init(&d->paths, 4, 1);
 	*out = d;
 	return 0;
 }
@@ -440,20 +404,21 @@ void diff__free(struct diff *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nentries; i++) {
-		free(d->entries[i]->name);
-		free(d->entries[i]->object);
-		free(d->entries[i]->group);
-		free(d->entries[i]);
-	}
 	for (int s = 0; s < 2; s++) {
 		for (size_t i = 0; i < d->nruns[s]; i++)
 			free(d->runs[s][i].path);
 		free(d->runs[s]);
+		free(d->totals[s]);
 	}
-	free(d->entries);
+	diff_store__free(&d->fns);
+	diff_store__free(&d->paths);
+	diff_programs__free(&d->programs);
+	diff_verdict__free(&d->sum);
+	free(d->rows);
 	free(d->sorted);
-	u64map__clear(&d->by_hash);
+	free(d->vals);
+	free(d->edges);
+	free(d->edges_sorted);
 	free(d);
 }
 
@@ -462,14 +427,29 @@ const struct diff_opts *diff__opts(const struct diff *d)
 	return &d->o;
 }
 
+const struct diff_summary *diff__summary(const struct diff *d)
+{
+	return &d->sum;
+}
+
 size_t diff__nrows(const struct diff *d)
 {
-	return d->nentries;
+	return diff_store__n(&d->fns);
 }
 
 const struct diff_row *diff__row(const struct diff *d, size_t i)
 {
 	return d->sorted[i];
+}
+
+size_t diff__nedges(const struct diff *d)
+{
+	return diff_store__n(&d->paths);
+}
+
+const struct diff_edge *diff__edge(const struct diff *d, size_t i)
+{
+	return d->edges_sorted[i];
 }
 
 size_t diff__nruns(const struct diff *d, enum diff_side side)
@@ -487,11 +467,39 @@ const struct trace_stats *diff__stats(const struct diff *d, enum diff_side side,
 	return &d->runs[side][run].st;
 }
 
+size_t diff__nobjects_only(const struct diff *d, enum diff_side side)
+{
+	return d->programs.nonly[side];
+}
+
+const char *diff__object_only(const struct diff *d, enum diff_side side, size_t i)
+{
+	return d->programs.only[side][i];
+}
+
+bool diff_row__matters(const struct diff_row *row)
+{
+	return row->fired || row->unsure || row->status != DIFF_SAME;
+}
+
 uint64_t diff__fired(const struct diff *d)
 {
 	uint64_t bits = 0;
 
-	for (size_t i = 0; i < d->nentries; i++)
-		bits |= d->entries[i]->row.fired;
+	for (size_t i = 0; i < diff__nrows(d); i++)
+		bits |= d->rows[i].fired;
+	for (size_t i = 0; i < diff__nedges(d); i++)
+		bits |= d->edges[i].fired;
+	return bits;
+}
+
+uint64_t diff__unsure(const struct diff *d)
+{
+	uint64_t bits = 0;
+
+	for (size_t i = 0; i < diff__nrows(d); i++)
+		bits |= d->rows[i].unsure;
+	for (size_t i = 0; i < diff__nedges(d); i++)
+		bits |= d->edges[i].unsure;
 	return bits;
 }

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /* diff_markdown.c: `sledtrace diff --format=markdown`, written for a
- * GitHub job summary: one verdict line, the rules that fired, a table of
- * the changes that matter, and the other functions folded into a
- * <details> block so that a large program stays readable. */
+ * GitHub job summary or a merge-request note: one verdict line and why,
+ * the rules that fired (or could not decide) with their evidence, the call
+ * paths whose counts changed, a table of the changes that matter, and the
+ * other functions folded into a <details> block so that a large program
+ * stays readable. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/diff_format.h"
+#include "analysis/diff_print.h"
 #include "analysis/diff_rules.h"
+#include "analysis/diff_text.h"
 
 /* A name in a code span inside a table cell: '|' must be escaped even
  * there; a backtick in the name needs a longer fence. */
@@ -43,14 +46,17 @@ static void md_value(const struct diff *d, const struct diff_row *r, enum diff_s
 	char a[32], b[32];
 
 	fputs(diff_fmt_value(a, sizeof(a), m, v->median), f);
-	if (diff__nruns(d, s) > 1 && (m != DIFF_CALLS || v->min != v->max))
+	if (diff__nruns(d, s) > 1 && (diff_metrics[m].kind == DIFF_KIND_TIME || v->min != v->max))
 		fprintf(f, " (%s–%s)", diff_fmt_value(a, sizeof(a), m, v->min),
 			diff_fmt_value(b, sizeof(b), m, v->max));
 }
 
 static const char *status_word(const struct diff_row *r)
 {
-	return r->fired ? "**fired**" : r->status == DIFF_SAME ? "" : diff_status_names[r->status];
+	return r->fired			? "**fired**"
+	       : r->unsure		? "inconclusive"
+	       : r->status == DIFF_SAME ? ""
+					: diff_status_names[r->status];
 }
 
 static void md_header(const struct diff *d, FILE *f)
@@ -59,12 +65,16 @@ static void md_header(const struct diff *d, FILE *f)
 			: diff__opts(d)->group == DIFF_BY_PROCESS ? " process |"
 								  : "";
 
-	fprintf(f,
-		"| | function |%s calls base | calls head | Δ calls | self base | self head "
-		"| Δ self | total base | total head | Δ total | avg base | avg head | Δ avg |\n",
-		g);
-	fprintf(f, "|---|---|%s---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-		*g ? "---|" : "");
+	fprintf(f, "| | function |%s", g);
+	for (int c = 0; c < DIFF_NMETRICS; c++) {
+		const char *n = diff_metrics[diff_metric__at_column(c)].name;
+
+		fprintf(f, " %s base | %s head | Δ %s |", n, n, n);
+	}
+	fprintf(f, "\n|---|---|%s", *g ? "---|" : "");
+	for (int c = 0; c < DIFF_NMETRICS; c++)
+		fputs("---:|---:|---:|", f);
+	fputc('\n', f);
 }
 
 static void md_row(const struct diff *d, const struct diff_row *r, FILE *f)
@@ -77,49 +87,80 @@ static void md_row(const struct diff *d, const struct diff_row *r, FILE *f)
 		fputs(" | ", f);
 		md_code(r->group, f);
 	}
-	for (int m = 0; m < DIFF_NMETRICS; m++) {
-		static const int order[DIFF_NMETRICS] = { DIFF_CALLS, DIFF_SELF, DIFF_TOTAL,
-							  DIFF_AVG };
-		enum diff_metric mm = (enum diff_metric)order[m];
+	for (int k = 0; k < DIFF_NMETRICS; k++) {
+		enum diff_metric m = diff_metric__at_column(k);
 
 		fputs(" | ", f);
-		md_value(d, r, DIFF_BASE, mm, f);
+		md_value(d, r, DIFF_BASE, m, f);
 		fputs(" | ", f);
-		md_value(d, r, DIFF_HEAD, mm, f);
-		fprintf(f, " | %s", diff_fmt_change(c, sizeof(c), r, mm));
+		md_value(d, r, DIFF_HEAD, m, f);
+		fprintf(f, " | %s", diff_fmt_change(c, sizeof(c), r, m));
 	}
 	fputs(" |\n", f);
 }
 
-static void md_fired(const struct diff *d, FILE *f)
+struct md_ctx {
+	const struct diff *d;
+	FILE *f;
+};
+
+static void md_finding(void *ctx, const struct diff_finding *fd)
 {
-	const struct diff_opts *o = diff__opts(d);
-	char b[32], h[32], c[64];
+	struct md_ctx *m = ctx;
+	char ev[1024];
 
-	fprintf(f, "| rule | function | base | head | change |\n|---|---|---:|---:|---:|\n");
-	for (size_t k = 0; k < o->nrules; k++) {
-		enum diff_metric m = diff_rule__metric(o->rules[k]);
-
-		for (size_t i = 0; i < diff__nrows(d); i++) {
-			const struct diff_row *r = diff__row(d, i);
-
-			if (!(r->fired & (1ULL << k)))
-				continue;
-			fputs("| ", f);
-			md_code(diff_rule__text(o->rules[k]), f);
-			fputs(" | ", f);
-			md_name(r, f);
-			if (r->group) {
-				fputs(" on ", f);
-				md_code(r->group, f);
-			}
-			fprintf(f, " | %s | %s | %s |\n",
-				diff_fmt_value(b, sizeof(b), m, r->v[DIFF_BASE][m].median),
-				diff_fmt_value(h, sizeof(h), m, r->v[DIFF_HEAD][m].median),
-				diff_fmt_change(c, sizeof(c), r, m));
+	fputs("| ", m->f);
+	md_code(diff_rule__text(diff__opts(m->d)->rules[fd->rule]), m->f);
+	fputs(" | ", m->f);
+	if (fd->row) {
+		md_name(fd->row, m->f);
+		if (fd->row->group) {
+			fputs(" on ", m->f);
+			md_code(fd->row->group, m->f);
 		}
+	} else {
+		md_code(fd->edge->caller, m->f);
+		fputs(" → ", m->f);
+		md_code(fd->edge->callee, m->f);
 	}
+	fprintf(m->f, " | %s |\n", diff_finding__evidence(m->d, fd, ev, sizeof(ev)));
+}
+
+static void md_findings(const struct diff *d, bool fired, FILE *f)
+{
+	struct md_ctx m = { d, f };
+
+	fprintf(f, "#### %s\n\n| rule | on | evidence |\n|---|---|---|\n",
+		fired ? "Rules that fired" : "Rules that could not decide");
+	diff__findings(d, fired, !fired, md_finding, &m);
 	fputc('\n', f);
+}
+
+static void md_edges(const struct diff *d, size_t top, FILE *f)
+{
+	char b[32], h[32], c[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < diff__nedges(d) && (!top || n < top); i++) {
+		const struct diff_edge *e = diff__edge(d, i);
+
+		if (e->status == DIFF_SAME && !e->fired && !e->unsure)
+			continue;
+		if (!n++)
+			fputs("#### Call paths whose counts changed\n\n| caller | callee | calls "
+			      "base | calls head | Δ calls |\n|---|---|---:|---:|---:|\n",
+			      f);
+		fputs("| ", f);
+		md_code(e->caller, f);
+		fputs(" | ", f);
+		md_code(e->callee, f);
+		fprintf(f, " | %s | %s | %s |\n",
+			diff_fmt_value(b, sizeof(b), DIFF_EDGE_CALLS, e->v[DIFF_BASE].median),
+			diff_fmt_value(h, sizeof(h), DIFF_EDGE_CALLS, e->v[DIFF_HEAD].median),
+			diff_fmt_edge_change(c, sizeof(c), e));
+	}
+	if (n)
+		fputc('\n', f);
 }
 
 static int popcount64(uint64_t v)
@@ -131,24 +172,39 @@ static int popcount64(uint64_t v)
 	return n;
 }
 
+static void md_heading(const struct diff *d, size_t nmatter, FILE *f)
+{
+	const struct diff_opts *o = diff__opts(d);
+	const struct diff_summary *s = diff__summary(d);
+	int fired = popcount64(diff__fired(d));
+
+	if (!o->nrules && s->verdict == DIFF_PASS)
+		fprintf(f, "### sledtrace diff: %zu of %zu functions changed\n\n", nmatter,
+			diff__nrows(d));
+	else if (s->verdict == DIFF_FAIL)
+		fprintf(f, "### ❌ sledtrace diff: %d of %zu rules fired\n\n", fired, o->nrules);
+	else if (s->verdict == DIFF_INCONCLUSIVE)
+		fprintf(f, "### ⚠️ sledtrace diff: inconclusive (%zu rules)\n\n", o->nrules);
+	else
+		fprintf(f, "### ✅ sledtrace diff: no rule fired (%zu rules)\n\n", o->nrules);
+	for (size_t i = 0; i < s->nreasons; i++)
+		fprintf(f, "- %s\n%s", s->reasons[i], i + 1 == s->nreasons ? "\n" : "");
+}
+
 static void md_verdict(const struct diff *d, size_t nmatter, FILE *f)
 {
 	const struct diff_opts *o = diff__opts(d);
-	int fired = popcount64(diff__fired(d));
+	const struct diff_summary *s = diff__summary(d);
 	char t[32];
 
-	if (!o->nrules)
-		fprintf(f, "### sledtrace diff: %zu of %zu functions changed\n\n", nmatter,
-			diff__nrows(d));
-	else if (fired)
-		fprintf(f, "### ❌ sledtrace diff: %d of %zu rules fired\n\n", fired, o->nrules);
-	else
-		fprintf(f, "### ✅ sledtrace diff: no rule fired (%zu rules)\n\n", o->nrules);
+	md_heading(d, nmatter, f);
 	fprintf(f, "base: %zu run%s, head: %zu run%s; %zu functions compared, %zu changed",
 		diff__nruns(d, DIFF_BASE), diff__nruns(d, DIFF_BASE) == 1 ? "" : "s",
 		diff__nruns(d, DIFF_HEAD), diff__nruns(d, DIFF_HEAD) == 1 ? "" : "s",
 		diff__nrows(d), nmatter);
-	fprintf(f, "; times: %s", report__times_name(o->times));
+	fprintf(f, "; times: %s; noise floor %s (%g%% of a run)", report__times_name(o->times),
+		diff_fmt_value(t, sizeof(t), DIFF_SELF, o->noise_floor * s->run_total_ns),
+		100 * o->noise_floor);
 	if (o->min_time_ns)
 		fprintf(f, "; time changes under %s ignored",
 			diff_fmt_value(t, sizeof(t), DIFF_TOTAL, (double)o->min_time_ns));
@@ -172,7 +228,10 @@ int diff__print_markdown(const struct diff *d, const struct diff_print_opts *o, 
 	md_verdict(d, nmatter, f);
 	diff__notes(d, md_note, f);
 	if (diff__fired(d))
-		md_fired(d, f);
+		md_findings(d, true, f);
+	if (diff__unsure(d))
+		md_findings(d, false, f);
+	md_edges(d, o->top, f);
 	if (nmatter && n) {
 		fputs("#### Changes that matter\n\n", f);
 		md_header(d, f);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* diff_read.c: reads the traces of one `sledtrace diff` batch in parallel,
- * one thread per trace.  Each trace goes through the one reader into its
- * own report; a pass-through sink in front of the report keeps what the
- * report does not need: object file names, thread and process names. */
+/* diff_read.c: reads the traces of `sledtrace diff` in batches, one thread
+ * per trace.  Each trace goes through the one reader into its own report
+ * (with its caller -> callee edges); a pass-through sink in front of the
+ * report keeps what the report does not need: object file names, thread
+ * and process names.  Then the batch is handed to the comparison in
+ * order, so at most one report per CPU is alive at a time. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -129,13 +131,13 @@ static const struct frame_sink_ops tee_ops = { TEE_OPS };
 /* The same, asking for the probe cost before the calls. */
 static const struct frame_sink_ops tee_ops_cost = { TEE_OPS, .probe_cost = tee_probe_cost };
 
-const char *diff_trace__group(const struct diff_trace *t, uint32_t thread)
+static const char *trace_group(const struct diff_trace *t, uint32_t thread)
 {
 	return thread && thread - 1 < t->nnames && t->names[thread - 1] ? t->names[thread - 1]
 									: "?";
 }
 
-const char *diff_trace__object(const struct diff_trace *t, uint32_t fid)
+static const char *trace_object(const struct diff_trace *t, uint32_t fid)
 {
 	return fid < t->nobjects && t->objects[fid] ? t->objects[fid] : "";
 }
@@ -152,7 +154,9 @@ static void *job_run(void *arg)
 	struct job *j = arg;
 	struct diff_trace *t = j->t;
 	/* each run compensated with its own trace's probe_cost_ns */
-	struct report_opts ro = { .by_thread = t->group != DIFF_BY_FUNCTION, .times = t->times };
+	struct report_opts ro = { .by_thread = t->group != DIFF_BY_FUNCTION,
+				  .times = t->times,
+				  .edges = true };
 	struct frame_sink sink = { .ctx = t };
 
 	if ((j->rc = report__new(&ro, &t->r))) {
@@ -165,7 +169,8 @@ static void *job_run(void *arg)
 	return NULL;
 }
 
-size_t diff_trace__parallelism(void)
+/* How many traces to read at once: the online CPUs, at most 8. */
+static size_t parallelism(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -196,8 +201,11 @@ static int run_jobs(struct job *jobs, size_t n)
 	return 0;
 }
 
-int diff_trace__read_batch(const char *const *paths, size_t n, const struct diff_opts *o,
-			   struct diff_trace **out, char *err, size_t errlen)
+/* Reads paths[0..n) concurrently into out[0..n).  Returns 0, or the error
+ * of the first failing path (in path order) with one line in err; out[]
+ * is filled either way and must be freed. */
+static int read_batch(const char *const *paths, size_t n, const struct diff_opts *o,
+		      struct diff_trace **out, char *err, size_t errlen)
 {
 	struct job *jobs = calloc(n ? n : 1, sizeof(*jobs));
 	int rc = jobs ? 0 : -ENOMEM;
@@ -222,12 +230,7 @@ int diff_trace__read_batch(const char *const *paths, size_t n, const struct diff
 	return rc;
 }
 
-const struct report *diff_trace__report(const struct diff_trace *t)
-{
-	return t->r;
-}
-
-void diff_trace__free(struct diff_trace *t)
+static void trace_free(struct diff_trace *t)
 {
 	if (!t)
 		return;
@@ -239,4 +242,91 @@ void diff_trace__free(struct diff_trace *t)
 	free(t->objects);
 	report__free(t->r);
 	free(t);
+}
+
+/* ---- into the comparison ---- */
+
+static int fold_rows(struct diff *d, const struct diff_trace *t)
+{
+	struct report_row row;
+	int rc = 0;
+
+	for (size_t i = 0; i < report__nrows(t->r) && !rc; i++) {
+		const char *group = NULL, *object;
+
+		report__row(t->r, i, &row);
+		object = trace_object(t, row.fid);
+		if (t->group != DIFF_BY_FUNCTION)
+			group = trace_group(t, row.thread);
+		rc = diff__add_function(d, row.name, object, group, &row);
+		if (!rc && row.calls)
+			rc = diff__add_object(d, object);
+	}
+	return rc;
+}
+
+static int fold_edges(struct diff *d, const struct diff_trace *t)
+{
+	struct report_edge e;
+	int rc = 0;
+
+	for (size_t i = 0; i < report__nedges(t->r) && !rc; i++) {
+		report__edge(t->r, i, &e);
+		const char *ends[4] = { report__name(t->r, e.caller),
+					e.caller ? trace_object(t, e.caller) : "",
+					report__name(t->r, e.callee), trace_object(t, e.callee) };
+
+		rc = diff__add_edge(d, ends, e.calls);
+	}
+	return rc;
+}
+
+static int fold_trace(struct diff *d, enum diff_side side, const char *path,
+		      const struct diff_trace *t)
+{
+	int rc = diff__add_run(d, side, path, report__stats(t->r));
+
+	return rc ? rc : (rc = fold_rows(d, t)) ? rc : fold_edges(d, t);
+}
+
+static int read_fold(struct diff *d, const enum diff_side *sides, char *const *paths, size_t n,
+		     char *err, size_t errlen)
+{
+	struct diff_trace **t = calloc(n, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return -ENOMEM;
+	rc = read_batch((const char *const *)paths, n, diff__opts(d), t, err, errlen);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = fold_trace(d, sides[i], paths[i], t[i]);
+	for (size_t i = 0; i < n; i++)
+		trace_free(t[i]);
+	free(t);
+	return rc;
+}
+
+int diff__read(struct diff *d, char **const paths[2], const size_t npaths[2], char *err,
+	       size_t errlen)
+{
+	size_t n = npaths[0] + npaths[1], k = 0, batch = parallelism();
+	enum diff_side *sides = malloc((n ? n : 1) * sizeof(*sides));
+	char **all = malloc((n ? n : 1) * sizeof(*all));
+	int rc = 0;
+
+	if (!sides || !all)
+		rc = -ENOMEM;
+	for (int s = 0; s < 2 && !rc; s++) {
+		for (size_t i = 0; i < npaths[s]; i++, k++) {
+			sides[k] = (enum diff_side)s;
+			all[k] = paths[s][i];
+		}
+	}
+	for (size_t i = 0; i < n && !rc; i += batch)
+		rc = read_fold(d, sides + i, all + i, n - i < batch ? n - i : batch, err, errlen);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	free(sides);
+	free(all);
+	return rc;
 }

@@ -15,7 +15,7 @@ enum rule_op { OP_GT, OP_GE, OP_LT, OP_LE };
 
 struct diff_rule {
 	char *text;
-	enum diff_metric metric;
+	int metric; /* enum diff_metric or DIFF_EDGE_CALLS */
 	enum rule_op op;
 	double threshold; /* percent, a count, or ns */
 	bool percent;
@@ -39,15 +39,21 @@ static const char *skip_blank(const char *p)
 
 static const char *parse_metric(const char *p, struct diff_rule *r)
 {
-	for (int m = 0; m < DIFF_NMETRICS; m++) {
-		size_t n = strlen(diff_metric_names[m]);
+	for (int m = 0; m <= DIFF_EDGE_CALLS; m++) {
+		const char *name = diff_metric__name(m);
+		size_t n = strlen(name);
 
-		if (!strncmp(p, diff_metric_names[m], n) && !isalnum((unsigned char)p[n])) {
-			r->metric = (enum diff_metric)m;
+		if (!strncmp(p, name, n) && !isalnum((unsigned char)p[n]) && p[n] != '-') {
+			r->metric = m;
 			return p + n;
 		}
 	}
 	return NULL;
+}
+
+static bool counts(const struct diff_rule *r)
+{
+	return r->metric == DIFF_EDGE_CALLS || diff_metrics[r->metric].kind == DIFF_KIND_COUNT;
 }
 
 static const char *parse_op(const char *p, struct diff_rule *r)
@@ -84,11 +90,11 @@ static int parse_threshold(const char *s, size_t n, diff_duration_parser parse_d
 			return *why = "threshold is not a number before %", -EINVAL;
 		return 0;
 	}
-	if (r->metric == DIFF_CALLS) {
+	if (counts(r)) {
 		errno = 0;
 		r->threshold = strtod(buf, &end);
 		if (errno || end == buf || *end || !isfinite(r->threshold))
-			return *why = "a calls threshold is a count or a percentage", -EINVAL;
+			return *why = "a count threshold is a number or a percentage", -EINVAL;
 		return 0;
 	}
 	if (parse_duration(buf + (buf[0] == '-' || buf[0] == '+'), &ns, ignored, sizeof(ignored)))
@@ -114,7 +120,7 @@ static int parse_into(const char *text, diff_duration_parser parse_duration, str
 	const char *p = skip_blank(text), *colon;
 
 	if (!(p = parse_metric(p, r)))
-		return *why = "unknown metric (calls, total, self or avg)", -EINVAL;
+		return *why = "unknown metric (calls, total, self, avg or edge-calls)", -EINVAL;
 	if (!(p = parse_op(skip_blank(p), r)))
 		return *why = "expected an operator (>, >=, < or <=)", -EINVAL;
 	p = skip_blank(p);
@@ -159,7 +165,7 @@ const char *diff_rule__text(const struct diff_rule *r)
 	return r->text;
 }
 
-enum diff_metric diff_rule__metric(const struct diff_rule *r)
+int diff_rule__metric(const struct diff_rule *r)
 {
 	return r->metric;
 }
@@ -179,12 +185,19 @@ static bool compare(enum rule_op op, double v, double t)
 	return false;
 }
 
-bool diff_rule__fires(const struct diff_rule *r, const struct diff_row *row, uint64_t min_time_ns)
+bool diff_rule__upward(const struct diff_rule *r)
 {
-	double v = r->percent ? row->change_pct[r->metric] : row->change[r->metric];
+	return r->op == OP_GT || r->op == OP_GE;
+}
 
-	if (r->has_re && regexec(&r->re, row->name, 0, NULL, 0))
-		return false;
-	return compare(r->op, v, r->threshold) &&
-	       diff_row__significant(row, r->metric, min_time_ns);
+bool diff_rule__matches(const struct diff_rule *r, const char *name)
+{
+	return !r->has_re || !regexec(&r->re, name, 0, NULL, 0);
+}
+
+bool diff_rule__passes(const struct diff_rule *r, double change, double change_pct)
+{
+	double v = r->percent ? change_pct : change;
+
+	return !isnan(v) && compare(r->op, v, r->threshold);
 }

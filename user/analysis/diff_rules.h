@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* diff_rules.h: `--fail-on` rules of `sledtrace diff`:
  *   METRIC OP THRESHOLD[%][:REGEX]
- * METRIC is calls, total, self or avg; OP is >, >=, < or <=; THRESHOLD is
- * compared with the change head - base: relative to base with %, else
- * absolute (calls: a count; times: a duration with its unit).  REGEX
- * (POSIX extended) limits the rule to matching function names.  A rule
- * fires only on a change that diff_row__significant accepts. */
+ * METRIC is a metric of diff_metric.h (calls, total, self, avg) or
+ * edge-calls, the calls over one caller -> callee path; OP is >, >=, < or
+ * <=; THRESHOLD is compared with the change head - base: relative to base
+ * with %, else absolute (counts: a number; times: a duration with its
+ * unit).  REGEX (POSIX extended) limits the rule to matching function
+ * names, for edge-calls to paths whose "CALLER -> CALLEE" matches.  This
+ * module only parses and compares; diff_verdict.c decides when the
+ * evidence lets a rule fire. */
 #ifndef SLEDTRACE_DIFF_RULES_H
 #define SLEDTRACE_DIFF_RULES_H
 
@@ -13,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/diff.h"
+#include "analysis/diff_metric.h"
 
 struct diff_rule;
 
@@ -27,7 +30,14 @@ int diff_rule__parse(const char *text, diff_duration_parser parse_duration, stru
 		     char *err, size_t errlen);
 void diff_rule__free(struct diff_rule *r);
 const char *diff_rule__text(const struct diff_rule *r);
-enum diff_metric diff_rule__metric(const struct diff_rule *r);
-bool diff_rule__fires(const struct diff_rule *r, const struct diff_row *row, uint64_t min_time_ns);
+/* An enum diff_metric, or DIFF_EDGE_CALLS. */
+int diff_rule__metric(const struct diff_rule *r);
+/* Whether the rule looks for a rise (> or >=), else a fall. */
+bool diff_rule__upward(const struct diff_rule *r);
+/* Whether the rule's REGEX (if any) matches name. */
+bool diff_rule__matches(const struct diff_rule *r, const char *name);
+/* Whether a change passes the threshold: change_pct against a % threshold
+ * (+-INFINITY for a function new or gone), else the absolute change. */
+bool diff_rule__passes(const struct diff_rule *r, double change, double change_pct);
 
 #endif

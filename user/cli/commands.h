@@ -12,5 +12,6 @@ extern const struct cli_command cmd_report;
 extern const struct cli_command cmd_convert;
 extern const struct cli_command cmd_filter;
 extern const struct cli_command cmd_diff;
+extern const struct cli_command cmd_bench;
 
 #endif

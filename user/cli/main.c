@@ -9,7 +9,7 @@
 #include "cli/options.h"
 
 static const struct cli_command *const commands[] = {
-	&cmd_record, &cmd_list, &cmd_report, &cmd_convert, &cmd_filter, &cmd_diff,
+	&cmd_record, &cmd_list, &cmd_report, &cmd_convert, &cmd_filter, &cmd_diff, &cmd_bench,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -25,8 +25,8 @@ static void usage(FILE *f)
 		"      --version  print the version and exit\n"
 		"\n'sledtrace help COMMAND' or 'sledtrace COMMAND --help' describes a command's\n"
 		"options.  Exit status: 0 success, 1 runtime failure, 2 usage error (record:\n"
-		"otherwise the traced command's own status; diff: 1 when a --fail-on rule\n"
-		"fires, 2 for an unreadable trace).\n");
+		"otherwise the traced command's own status; diff and bench: 1 when a --fail-on\n"
+		"rule fires, 2 when the runs cannot be compared).\n");
 }
 
 static const struct cli_command *find(const char *name)

@@ -77,6 +77,10 @@ static int apply(struct parse *p, const struct cli_option *o, const char *arg)
 			snprintf(why, sizeof(why),
 				 "too many -F/-N/--filter-file options (at most 64)");
 		break;
+	case CLI_KIND_PERCENT:
+		ret = cli_parse_percent(arg, (double)o->min, (double)o->max, field(p, o), why,
+					sizeof(why));
+		break;
 	case CLI_KIND_LIST:
 		ret = list_push(field(p, o), arg);
 		if (ret)

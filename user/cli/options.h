@@ -40,6 +40,7 @@ enum cli_kind {
 	CLI_KIND_ENUM,	   /* int index into values */
 	CLI_KIND_SELECT,   /* appended to a struct select_args (-F, -N, --filter-file) */
 	CLI_KIND_LIST,	   /* appended to a struct cli_list */
+	CLI_KIND_PERCENT,  /* double fraction: "0.5%" is 0.005, in [min, max) percent */
 };
 
 struct cli_option {
@@ -99,6 +100,10 @@ struct cli_list {
 #define CLI_LIST(s, l, type, field, mv, h)                               \
 	{                                                                \
 		s, l, CLI_KIND_LIST, CLI_OFF(type, field), mv, "none", h \
+	}
+#define CLI_PERCENT(s, l, type, field, def, lo, hi, h)                                            \
+	{                                                                                         \
+		s, l, CLI_KIND_PERCENT, CLI_OFF(type, field), "PCT", def, h, .min = lo, .max = hi \
 	}
 #define CLI_END   \
 	{         \

@@ -123,6 +123,24 @@ int cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out, cha
 	return 0;
 }
 
+int cli_parse_percent(const char *s, double min, double max, double *out, char *err, size_t errlen)
+{
+	size_t len = strlen(s);
+	char *end;
+	double v;
+
+	errno = 0;
+	v = len > 1 && s[len - 1] == '%' && *s >= '0' && *s <= '9' ? strtod(s, &end) : NAN;
+	if (isnan(v) || errno || end != s + len - 1 || v < min || v >= max) {
+		snprintf(err, errlen,
+			 "'%s' is not a percentage from %g%% to below %g%% (like 0.5%%)", s, min,
+			 max);
+		return -EINVAL;
+	}
+	*out = v / 100;
+	return 0;
+}
+
 /* Appends src to the NUL-terminated dst of size cap, truncating. */
 static void append(char *dst, size_t cap, const char *src)
 {

@@ -19,6 +19,8 @@ int cli_parse_duration(const char *s, uint64_t *out, char *err, size_t errlen);
 /* A decimal integer in [min, max]. */
 int cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err,
 		   size_t errlen);
+/* "0.5%", "95%": a percentage in [min, max) to a fraction (0.005). */
+int cli_parse_percent(const char *s, double min, double max, double *out, char *err, size_t errlen);
 /* The index of s in the NULL-terminated names; the error lists them. */
 int cli_parse_enum(const char *s, const char *const *names, int *out, char *err, size_t errlen);
 

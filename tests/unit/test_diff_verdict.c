@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/* test_diff_verdict.c: the verdicts of `sledtrace diff` on runs made up
+ * here, where the truth is known: a program of 200 functions whose times
+ * carry log-normal noise, a shift shared by every function that differs
+ * run by run, and a drift that makes every head run slower.
+ *   A/A:  nothing changed; over 100 trials no time rule may fire, and even
+ *         `self>0%` (any significant rise) fires in no more than 1 -
+ *         confidence of them: the false-alarm rate the method promises.
+ *   A/B:  one function holding 5% of the run made 25% slower fires
+ *         `self>10%`, and nothing else does.
+ *   Runs: one run per side is inconclusive; so is a change within the
+ *         spread of counts that differ, and a run that lost events.
+ *   Bad:  runs without an object in common cannot be compared.
+ * Also the statistics underneath (Student's t, Benjamini-Hochberg) on
+ * values from tables. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/diff.h"
+#include "analysis/diff_rules.h"
+#include "analysis/diff_stats.h"
+#include "cli/values.h"
+
+#define NFUNCS 200
+#define TRIALS 100
+
+static uint64_t rng = 88172645463325252ULL;
+
+static double uniform(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(void)
+{
+	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+}
+
+/* A made-up program: function i takes base_ns[i] per run, its calls
+ * calls[i]; sizes spread over four decades like a real profile's. */
+struct program {
+	double base_ns[NFUNCS];
+	uint64_t calls[NFUNCS];
+	double noise; /* per-run log sd of each function */
+};
+
+static void make_program(struct program *p, double noise)
+{
+	for (int i = 0; i < NFUNCS; i++) {
+		p->base_ns[i] = 1e3 * pow(10, 4 * uniform());
+		p->calls[i] = 1 + (uint64_t)(1000 * uniform());
+	}
+	p->base_ns[0] = 0; /* set below: 5% of the run */
+	p->noise = noise;
+}
+
+static double run_total(const struct program *p)
+{
+	double t = 0;
+
+	for (int i = 1; i < NFUNCS; i++)
+		t += p->base_ns[i];
+	return t;
+}
+
+struct setup {
+	const char *rules[4];
+	size_t nrules;
+	double floor;
+	size_t nruns[2];
+	double drift;	 /* every head run: x (1 + drift) */
+	double slower;	 /* function 0 in head: x (1 + slower) */
+	uint64_t lost;	 /* ring-buffer drops in the first base run */
+	bool other_head; /* head runs of another program */
+};
+
+static struct diff_rule *rules_buf[8];
+/* Sum of the log shared shift per side, to know what the diff should see. */
+static double shift_sum[2];
+
+static void add_run(struct diff *d, const struct program *p, const struct setup *s,
+		    enum diff_side side, size_t k)
+{
+	struct trace_stats st = { .events = 1000, .ringbuf_drops = side || k ? 0 : s->lost };
+	double shared = exp(0.05 * normal()) * (side ? 1 + s->drift : 1);
+	char name[32];
+
+	shift_sum[side] += log(shared);
+	assert_int_equal(diff__add_run(d, side, side ? "head" : "base", &st), 0);
+	assert_int_equal(diff__add_object(d, side && s->other_head ? "other" : "prog"), 0);
+	for (int i = 0; i < NFUNCS; i++) {
+		double t = p->base_ns[i] * shared * exp(p->noise * normal());
+		struct report_row row = { .calls = p->calls[i] };
+
+		if (!i && side)
+			t *= 1 + s->slower;
+		row.self_ns = row.total_ns = (uint64_t)t;
+		snprintf(name, sizeof(name), "f%d", i);
+		assert_int_equal(diff__add_function(d, name,
+						    side && s->other_head ? "other" : "prog", NULL,
+						    &row),
+				 0);
+	}
+}
+
+/* Builds and finishes a diff of made-up runs; the caller frees it. */
+static struct diff *compare(struct program *p, const struct setup *s, int *rc)
+{
+	struct diff_opts o = { .confidence = 0.95,
+			       .noise_floor = s->floor,
+			       .times = REPORT_TIMES_RAW,
+			       .rules = rules_buf,
+			       .nrules = s->nrules };
+	char err[512];
+	struct diff *d;
+
+	for (size_t k = 0; k < s->nrules; k++)
+		assert_int_equal(diff_rule__parse(s->rules[k], cli_parse_duration, &rules_buf[k],
+						  err, sizeof(err)),
+				 0);
+	p->base_ns[0] = 0.05 * run_total(p) / 0.95;
+	shift_sum[0] = shift_sum[1] = 0;
+	assert_int_equal(diff__new(&o, &d), 0);
+	for (int side = 0; side < 2; side++)
+		for (size_t k = 0; k < s->nruns[side]; k++)
+			add_run(d, p, s, (enum diff_side)side, k);
+	*rc = diff__finish(d, err, sizeof(err));
+	for (size_t k = 0; k < s->nrules; k++)
+		diff_rule__free(rules_buf[k]);
+	return d;
+}
+
+static const struct diff_row *row_named(const struct diff *d, const char *name)
+{
+	for (size_t i = 0; i < diff__nrows(d); i++)
+		if (!strcmp(diff__row(d, i)->name, name))
+			return diff__row(d, i);
+	fail_msg("no row %s", name);
+	return NULL;
+}
+
+static int aa_trials(const struct setup *s, int *any)
+{
+	struct program p;
+	int rc;
+
+	for (int t = 0; t < TRIALS; t++) {
+		struct diff *d;
+
+		make_program(&p, 0.05);
+		d = compare(&p, s, &rc);
+		assert_int_equal(rc, 0);
+		for (size_t k = 0; k < s->nrules; k++)
+			any[k] += !!(diff__fired(d) & (1ULL << k));
+		diff__free(d);
+	}
+	return 0;
+}
+
+static void test_aa(void **state)
+{
+	struct setup s = { { "self>10%", "self>0%" }, 2, 0.005, { 5, 5 }, .drift = 0.08 };
+	struct setup bare = { { "self>0%" }, 1, 0, { 5, 5 }, .drift = 0.08 };
+	int any[2] = { 0 }, any_bare[1] = { 0 };
+
+	(void)state;
+	aa_trials(&s, any);
+	/* without the floor, what the test alone lets through: at most 1 -
+	 * confidence of the trials (half of it, rises only, in theory) */
+	aa_trials(&bare, any_bare);
+	print_message(
+		"A/A, %d trials, 5 runs a side, +8%% drift: self>10%% fired in %d, "
+		"self>0%% in %d; with no noise floor self>0%% in %d\n",
+		TRIALS, any[0], any[1], any_bare[0]);
+	assert_int_equal(any[0], 0);
+	assert_true(any[1] <= TRIALS * 5 / 100);
+	assert_true(any_bare[0] <= TRIALS * 5 / 100);
+}
+
+static void test_ab(void **state)
+{
+	struct setup s = { { "self>10%" }, 1, 0.005, { 5, 5 }, .drift = 0.08, .slower = 0.25 };
+	struct program p;
+	int rc;
+
+	(void)state;
+	for (int t = 0; t < 20; t++) {
+		struct diff *d;
+		double seen;
+
+		make_program(&p, 0.05);
+		d = compare(&p, &s, &rc);
+		assert_int_equal(rc, 0);
+		assert_int_equal(diff__summary(d)->verdict, DIFF_FAIL);
+		for (size_t i = 0; i < diff__nrows(d); i++)
+			assert_int_equal(diff__row(d, i)->fired != 0,
+					 !strcmp(diff__row(d, i)->name, "f0"));
+		/* the shared shift, drift and jitter, is measured and taken out */
+		seen = exp(shift_sum[1] / 5 - shift_sum[0] / 5);
+		assert_true(fabs(diff__summary(d)->shift / seen - 1) < 0.01);
+		diff__free(d);
+	}
+}
+
+static void test_one_run(void **state)
+{
+	struct setup s = { { "self>10%", "calls>0%" }, 2, 0.005, { 1, 1 }, .slower = 0.25 };
+	struct program p;
+	struct diff *d;
+	int rc;
+
+	(void)state;
+	make_program(&p, 0.05);
+	d = compare(&p, &s, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(diff__summary(d)->verdict, DIFF_INCONCLUSIVE);
+	assert_int_equal(diff__fired(d), 0);
+	assert_non_null(strstr(diff__summary(d)->reasons[0], "at least 2 runs per side"));
+	diff__free(d);
+}
+
+static void test_lost_and_programs(void **state)
+{
+	struct setup s = { { "calls>0%" }, 1, 0.005, { 3, 3 }, .lost = 12 };
+	struct program p;
+	struct diff *d;
+	int rc;
+
+	(void)state;
+	make_program(&p, 0.05);
+	d = compare(&p, &s, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(diff__summary(d)->verdict, DIFF_INCONCLUSIVE);
+	assert_non_null(strstr(diff__summary(d)->reasons[0], "lost events"));
+	diff__free(d);
+	s = (struct setup){ { "calls>0%" }, 1, 0.005, { 2, 2 }, .other_head = true };
+	d = compare(&p, &s, &rc);
+	assert_int_equal(rc, -EINVAL);
+	diff__free(d);
+}
+
+/* Counts are exact, unless the runs of a side disagree: then a change
+ * inside their spread cannot decide, one outside it can. */
+static void test_counts(void **state)
+{
+	struct diff_opts o = { .confidence = 0.95, .noise_floor = 0.005, .rules = rules_buf };
+	struct trace_stats st = { 0 };
+	static const uint64_t calls[2][3] = { { 10, 12, 11 }, { 12, 13, 12 } };
+	char err[256];
+	struct diff *d;
+
+	(void)state;
+	assert_int_equal(
+		diff_rule__parse("calls>0%", cli_parse_duration, &rules_buf[0], err, sizeof(err)),
+		0);
+	assert_int_equal(diff_rule__parse("edge-calls>0%", cli_parse_duration, &rules_buf[1], err,
+					  sizeof(err)),
+			 0);
+	o.nrules = 2;
+	assert_int_equal(diff__new(&o, &d), 0);
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 3; k++) {
+			struct report_row vary = { .calls = calls[s][k], .self_ns = 1000 };
+			struct report_row fixed = { .calls = s ? 7 : 5, .self_ns = 1000 };
+			const char *path[4] = { "main", "prog", "fixed", "prog" };
+
+			assert_int_equal(diff__add_run(d, (enum diff_side)s, "run", &st), 0);
+			assert_int_equal(diff__add_object(d, "prog"), 0);
+			assert_int_equal(diff__add_function(d, "vary", "prog", NULL, &vary), 0);
+			assert_int_equal(diff__add_function(d, "fixed", "prog", NULL, &fixed), 0);
+			assert_int_equal(diff__add_edge(d, path, s ? 7 : 5), 0);
+		}
+	assert_int_equal(diff__finish(d, err, sizeof(err)), 0);
+	assert_int_equal(row_named(d, "vary")->fired, 0);
+	assert_int_equal(row_named(d, "vary")->unsure, 1);
+	assert_int_equal(row_named(d, "fixed")->fired, 1);
+	assert_int_equal(diff__nedges(d), 1);
+	assert_int_equal(diff__edge(d, 0)->fired, 2);
+	assert_int_equal(diff__summary(d)->verdict, DIFF_FAIL);
+	diff__free(d);
+	diff_rule__free(rules_buf[0]);
+	diff_rule__free(rules_buf[1]);
+}
+
+static void test_stats(void **state)
+{
+	/* Student's t: P(T > 2.306) = 0.025 at 8 df, P(T > 1) = 0.1955 at 3 */
+	static const double p[] = { 0.01, 0.04, 0.03, 0.5, 0.2 };
+	bool rej[5];
+	size_t order[5];
+
+	(void)state;
+	assert_true(fabs(diff_stats__t_sf(2.306004, 8) - 0.025) < 1e-6);
+	assert_true(fabs(diff_stats__t_sf(1, 3) - 0.195501) < 1e-6);
+	assert_true(fabs(diff_stats__t_sf(-1, 3) - 0.804499) < 1e-6);
+	assert_true(fabs(diff_stats__t_isf(0.025, 8) - 2.306004) < 1e-5);
+	assert_true(fabs(diff_stats__t_isf(0.975, 30) + 2.042272) < 1e-5);
+	/* BH: sorted 0.01 0.03 0.04 0.2 0.5 against q k / 5; the largest k
+	 * whose p passes decides.  q 0.05: 0.01 0.02 0.03 0.04 0.05, only
+	 * rank 1; q 0.25: 0.05 0.1 0.15 0.2 0.25, rank 4 (0.2 <= 0.2). */
+	assert_int_equal(diff_stats__bh(p, 5, 0.05, rej, order), 1);
+	assert_true(rej[0] && !rej[1] && !rej[2] && !rej[3] && !rej[4]);
+	assert_int_equal(diff_stats__bh(p, 5, 0.25, rej, order), 4);
+	assert_true(rej[0] && rej[1] && rej[2] && !rej[3] && rej[4]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats),	cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_one_run), cmocka_unit_test(test_lost_and_programs),
+		cmocka_unit_test(test_ab),	cmocka_unit_test(test_aa),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* diff_estimate.h: the statistics of diff_verdict.h, before any rule: the
+ * shift all functions share, run by run, and each function's
+ * shift-corrected change of every time metric, tested against no change
+ * with Welch's t and corrected for the number of functions tested with
+ * Benjamini-Hochberg. */
+#ifndef SLEDTRACE_DIFF_ESTIMATE_H
+#define SLEDTRACE_DIFF_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/diff_judge.h"
+#include "analysis/diff_row.h"
+
+/* runs_needed looks no further than this. */
+#define DIFF_MAX_RUNS_NEEDED 99
+
+/* The floor in ns: noise_floor x the base runs' median total self time. */
+double diff_estimate__floor_ns(const struct diff_judge *j, struct diff_summary *sum);
+/* Fills every row's est[] for the time metrics, and sum's shift, tested
+ * and significant.  Returns 0 or -ENOMEM. */
+int diff_estimate__rows(const struct diff_judge *j, struct diff_summary *sum);
+/* Runs per side that would make the change of e significant (one-sided,
+ * the next to pass Benjamini-Hochberg at q among ntested functions of
+ * which nsig already do), if the change and the noise stay what they
+ * are; 0 when more than DIFF_MAX_RUNS_NEEDED. */
+unsigned diff_estimate__runs_needed(const struct diff_estimate *e, size_t nruns, double q,
+				    size_t nsig, size_t ntested);
+
+#endif

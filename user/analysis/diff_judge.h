@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* diff_judge.h: what diff.c hands to the statistics and the verdict
+ * (diff_shift.c, diff_estimate.c, diff_verdict.c): the rows, the call
+ * paths, the runs.  Types and small accessors only. */
+#ifndef SLEDTRACE_DIFF_JUDGE_H
+#define SLEDTRACE_DIFF_JUDGE_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/diff_row.h"
+
+struct diff_judge {
+	const struct diff_opts *o;
+	struct diff_row *rows;
+	size_t nrows;
+	struct diff_edge *edges;
+	size_t nedges;
+	size_t nruns[2];
+	const double *run_total[2]; /* each run's summed self time, ns */
+	const char *const *lost;    /* runs that lost events (their paths) */
+	size_t nlost;
+};
+
+/* Runs as one array, base runs first. */
+static inline size_t diff_judge__nall(const struct diff_judge *j)
+{
+	return j->nruns[DIFF_BASE] + j->nruns[DIFF_HEAD];
+}
+
+static inline double diff_judge__value(const struct diff_judge *j, const struct diff_row *r,
+				       enum diff_metric m, size_t k)
+{
+	size_t nb = j->nruns[DIFF_BASE];
+
+	return k < nb ? r->runs[DIFF_BASE][m][k] : r->runs[DIFF_HEAD][m][k - nb];
+}
+
+static inline double diff_judge__total(const struct diff_judge *j, size_t k)
+{
+	size_t nb = j->nruns[DIFF_BASE];
+
+	return k < nb ? j->run_total[DIFF_BASE][k] : j->run_total[DIFF_HEAD][k - nb];
+}
+
+/* Every run has a positive, finite value of m. */
+static inline bool diff_judge__positive(const struct diff_judge *j, const struct diff_row *r,
+					enum diff_metric m)
+{
+	for (size_t k = 0; k < diff_judge__nall(j); k++) {
+		double v = diff_judge__value(j, r, m, k);
+
+		if (!(v > 0) || !isfinite(v))
+			return false;
+	}
+	return true;
+}
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* diff_metric.h: the metrics `sledtrace diff` compares, as one table of
+ * data.  A metric is a per-run figure of a function: a source of report's
+ * aggregation (calls, total, self), or one source divided by another
+ * (avg = total / calls).  Its kind says how changes are judged: counts
+ * are exact, times are tested against the noise of the runs.  Every
+ * output walks this table, so a new metric (e.g. on-CPU time) is a new
+ * source in struct report_row and a new row here, not new code. */
+#ifndef SLEDTRACE_DIFF_METRIC_H
+#define SLEDTRACE_DIFF_METRIC_H
+
+#include <stddef.h>
+
+/* What report gives per function and run (offsets into report_row). */
+enum diff_source { DIFF_SRC_CALLS, DIFF_SRC_TOTAL, DIFF_SRC_SELF, DIFF_NSOURCES };
+
+enum diff_metric { DIFF_CALLS, DIFF_TOTAL, DIFF_SELF, DIFF_AVG, DIFF_NMETRICS };
+
+/* Rules may also name the calls of a caller -> callee edge. */
+#define DIFF_EDGE_CALLS DIFF_NMETRICS
+
+enum diff_kind {
+	DIFF_KIND_COUNT, /* exact: any change is real */
+	DIFF_KIND_TIME,	 /* noisy: a change must stand out from the runs' spread */
+};
+
+struct diff_metric_def {
+	const char *name;  /* in rules, JSON and CSV */
+	const char *title; /* the table's column group */
+	enum diff_kind kind;
+	enum diff_source num;
+	int den; /* a source dividing num run by run, or -1 */
+	/* Times: the metric whose run-to-run shift all functions share
+	 * (self: the slower or faster machine), and the metric whose size
+	 * is held against the noise floor (avg: its function's total). */
+	enum diff_metric shift_from, size_of;
+	int column; /* position in the table and the markdown */
+};
+
+extern const struct diff_metric_def diff_metrics[DIFF_NMETRICS];
+/* offsetof(struct report_row, ...) of each source, a uint64_t. */
+extern const size_t diff_source_offsets[DIFF_NSOURCES];
+
+/* The metric shown in column c (0 .. DIFF_NMETRICS - 1). */
+enum diff_metric diff_metric__at_column(int c);
+/* The name of a rule's metric, DIFF_EDGE_CALLS included. */
+const char *diff_metric__name(int m);
+
+#endif

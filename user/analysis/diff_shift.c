@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/* diff_shift.c: see diff_shift.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis/diff_shift.h"
+
+static bool reference(const struct diff_judge *j, const struct diff_row *r, enum diff_metric m)
+{
+	if (!diff_judge__positive(j, r, m))
+		return false;
+	for (size_t k = 0; k < diff_judge__nall(j); k++)
+		if (diff_judge__value(j, r, m, k) < DIFF_SHIFT_MIN_SHARE * diff_judge__total(j, k))
+			return false;
+	return true;
+}
+
+static void deviations(struct diff_shift *s, const struct diff_judge *j, enum diff_metric m)
+{
+	for (size_t i = 0; i < j->nrows; i++) {
+		double *w = s->within + s->nref * s->n, mean[2];
+
+		if (!reference(j, &j->rows[i], m))
+			continue;
+		for (size_t k = 0; k < s->n; k++)
+			w[k] = log(diff_judge__value(j, &j->rows[i], m, k));
+		mean[0] = diff_stats__mean(w, s->nb);
+		mean[1] = diff_stats__mean(w + s->nb, s->n - s->nb);
+		for (size_t k = 0; k < s->n; k++)
+			w[k] -= mean[k >= s->nb];
+		s->between[s->nref] = mean[1] - mean[0];
+		s->ref_of[i] = ++s->nref;
+	}
+}
+
+/* The median of v[0..nref) without v[skip] (skip >= nref: none). */
+static double median_without(struct diff_shift *s, const double *v, size_t stride, size_t skip)
+{
+	size_t n = 0;
+
+	for (size_t f = 0; f < s->nref; f++)
+		if (f != skip)
+			s->scratch[n++] = v[f * stride];
+	return diff_stats__median(s->scratch, n);
+}
+
+/* The median's variance, pi/2 sigma^2 / n, with sigma from the MAD of the
+ * functions' changes. */
+static double delta_var(struct diff_shift *s, double delta)
+{
+	double mad;
+
+	for (size_t f = 0; f < s->nref; f++)
+		s->scratch[f] = fabs(s->between[f] - delta);
+	mad = 1.4826 * diff_stats__median(s->scratch, s->nref);
+	return M_PI / 2 * mad * mad / (double)s->nref;
+}
+
+int diff_shift__measure(struct diff_shift *s, const struct diff_judge *j, enum diff_metric m)
+{
+	size_t room = j->nrows ? j->nrows : 1;
+
+	*s = (struct diff_shift){ .n = diff_judge__nall(j), .nb = j->nruns[DIFF_BASE] };
+	s->within = malloc(room * (s->n ? s->n : 1) * sizeof(*s->within));
+	s->between = malloc(room * sizeof(*s->between));
+	s->scratch = malloc(room * sizeof(*s->scratch));
+	s->ref_of = calloc(room, sizeof(*s->ref_of));
+	if (!s->within || !s->between || !s->scratch || !s->ref_of) {
+		diff_shift__free(s);
+		return -ENOMEM;
+	}
+	deviations(s, j, m);
+	s->measured = s->nref >= DIFF_SHIFT_MIN_FUNCTIONS;
+	if (s->measured)
+		s->var = delta_var(s, median_without(s, s->between, 1, s->nref));
+	return 0;
+}
+
+static void shift_without(struct diff_shift *s, size_t skip, double *c)
+{
+	double mean[2], delta = median_without(s, s->between, 1, skip);
+
+	for (size_t k = 0; k < s->n; k++)
+		c[k] = median_without(s, s->within + k, s->n, skip);
+	mean[0] = diff_stats__mean(c, s->nb);
+	mean[1] = diff_stats__mean(c + s->nb, s->n - s->nb);
+	for (size_t k = 0; k < s->n; k++)
+		c[k] += (k >= s->nb ? delta : 0) - mean[k >= s->nb];
+}
+
+void diff_shift__for(struct diff_shift *s, size_t i, double *c)
+{
+	if (!s->measured) {
+		for (size_t k = 0; k < s->n; k++)
+			c[k] = 0;
+		return;
+	}
+	shift_without(s, s->ref_of[i] ? s->ref_of[i] - 1 : s->nref, c);
+}
+
+double diff_shift__overall(struct diff_shift *s)
+{
+	return s->measured ? exp(median_without(s, s->between, 1, s->nref)) : 1;
+}
+
+void diff_shift__free(struct diff_shift *s)
+{
+	free(s->within);
+	free(s->between);
+	free(s->scratch);
+	free(s->ref_of);
+	s->within = s->between = s->scratch = NULL;
+	s->ref_of = NULL;
+}

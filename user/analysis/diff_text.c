@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/* diff_text.c: see diff_text.h. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/diff_estimate.h"
+#include "analysis/diff_shift.h"
+#include "analysis/diff_rules.h"
+#include "analysis/diff_text.h"
+
+const char *const diff_side_names[2] = { "base", "head" };
+const char *const diff_group_names[3] = { "function", "thread", "process" };
+
+static const char *fmt_ns(char *buf, size_t n, double ns)
+{
+	static const struct {
+		const char *unit;
+		double scale;
+	} u[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 } };
+	double a = fabs(ns);
+
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (a >= u[i].scale) {
+			double v = ns / u[i].scale, av = fabs(v);
+
+			snprintf(buf, n, "%.*f%s", av < 10 ? 3 : av < 100 ? 2 : 1, v, u[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, n, "%.0fns", ns);
+	return buf;
+}
+
+const char *diff_fmt_value(char *buf, size_t n, int metric, double v)
+{
+	if (metric != DIFF_EDGE_CALLS && diff_metrics[metric].kind == DIFF_KIND_TIME)
+		return fmt_ns(buf, n, v);
+	snprintf(buf, n, v == floor(v) ? "%.0f" : "%.1f", v);
+	return buf;
+}
+
+static const char *fmt_change(char *buf, size_t n, int metric, enum diff_status st, double change,
+			      double pct)
+{
+	char v[32];
+
+	if (st == DIFF_NEW || st == DIFF_GONE)
+		return snprintf(buf, n, "%s", diff_status_names[st]), buf;
+	if (!change)
+		return snprintf(buf, n, "0"), buf;
+	diff_fmt_value(v, sizeof(v), metric, fabs(change));
+	if (isinf(pct))
+		snprintf(buf, n, "%c%s", change > 0 ? '+' : '-', v);
+	else
+		snprintf(buf, n, "%c%s (%+.*f%%)", change > 0 ? '+' : '-', v,
+			 fabs(pct) < 100 ? 1 : 0, pct);
+	return buf;
+}
+
+const char *diff_fmt_change(char *buf, size_t n, const struct diff_row *r, enum diff_metric m)
+{
+	return fmt_change(buf, n, m, r->status, r->change[m], r->change_pct[m]);
+}
+
+const char *diff_fmt_edge_change(char *buf, size_t n, const struct diff_edge *e)
+{
+	return fmt_change(buf, n, DIFF_EDGE_CALLS, e->status, e->change, e->change_pct);
+}
+
+const char *diff_row__label(const struct diff_row *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s%s%s%s%s", r->name, r->shared_name ? " (" : "",
+		 r->shared_name ? r->object : "", r->shared_name ? ")" : "", r->group ? " [" : "",
+		 r->group ? r->group : "", r->group ? "]" : "");
+	return buf;
+}
+
+const char *diff_edge__label(const struct diff_edge *e, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s -> %s", e->caller, e->callee);
+	return buf;
+}
+
+size_t diff_text__shown(const struct diff *d, size_t top)
+{
+	return top && top < diff__nrows(d) ? top : diff__nrows(d);
+}
+
+/* ---- notes ---- */
+
+static void note_counts(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	char buf[1024], label[512];
+
+	for (size_t i = 0; i < diff__nrows(d); i++) {
+		const struct diff_row *r = diff__row(d, i);
+
+		for (int s = 0; s < 2; s++) {
+			if (r->calls_agree[s])
+				continue;
+			snprintf(buf, sizeof(buf),
+				 "calls of %s differ between the %zu runs of %s (%.0f to %.0f): "
+				 "the workload is not deterministic",
+				 diff_row__label(r, label, sizeof(label)),
+				 diff__nruns(d, (enum diff_side)s), diff_side_names[s],
+				 r->v[s][DIFF_CALLS].min, r->v[s][DIFF_CALLS].max);
+			fn(ctx, buf);
+		}
+	}
+}
+
+static void note_losses(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	char buf[1024];
+
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < diff__nruns(d, (enum diff_side)s); i++) {
+			const struct trace_stats *st = diff__stats(d, (enum diff_side)s, i);
+			uint64_t lost = st->ringbuf_drops + st->max_depth_dropped +
+					st->short_dropped + st->unmatched_exits + st->coverage_gaps;
+
+			if (!lost)
+				continue;
+			snprintf(buf, sizeof(buf),
+				 "%s: %" PRIu64 " dropped, %" PRIu64 " unmatched, %" PRIu64
+				 " filtered (max depth, min duration) events, %" PRIu64
+				 " coverage gaps: its counts are not complete",
+				 diff__path(d, (enum diff_side)s, i), st->ringbuf_drops,
+				 st->unmatched_exits, st->max_depth_dropped + st->short_dropped,
+				 st->coverage_gaps);
+			fn(ctx, buf);
+		}
+	}
+}
+
+static void note_shift(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	const struct diff_summary *s = diff__summary(d);
+	char buf[512];
+
+	if (diff__nruns(d, DIFF_BASE) + diff__nruns(d, DIFF_HEAD) < 2)
+		return;
+	if (!s->shift_measured)
+		snprintf(buf, sizeof(buf),
+			 "too few functions (%zu) hold %.1f%% of every run to measure the shift "
+			 "all functions share: times are compared as measured",
+			 s->shift_functions, 100 * DIFF_SHIFT_MIN_SHARE);
+	else
+		snprintf(buf, sizeof(buf),
+			 "shared shift: every function of head ran %+.1f%% against base (the "
+			 "median of %zu functions), taken out before times are compared; a "
+			 "slower machine and code that slows everything alike look the same",
+			 100 * (s->shift - 1), s->shift_functions);
+	fn(ctx, buf);
+}
+
+static void note_objects(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	char buf[1024];
+
+	for (int s = 0; s < 2; s++) {
+		size_t n = diff__nobjects_only(d, (enum diff_side)s), len;
+
+		if (!n)
+			continue;
+		len = (size_t)snprintf(buf, sizeof(buf), "objects only in %s:", diff_side_names[s]);
+		for (size_t i = 0; i < n && len < sizeof(buf); i++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " %s",
+						diff__object_only(d, (enum diff_side)s, i));
+		fn(ctx, buf);
+	}
+}
+
+void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), void *ctx)
+{
+	note_losses(d, fn, ctx);
+	note_objects(d, fn, ctx);
+	note_shift(d, fn, ctx);
+	note_counts(d, fn, ctx);
+}
+
+/* ---- findings ---- */
+
+static void rows_of_rule(const struct diff *d, size_t k, bool fired,
+			 void (*fn)(void *, const struct diff_finding *), void *ctx)
+{
+	uint64_t bit = 1ULL << k;
+	struct diff_finding f = { .rule = k, .fired = fired };
+
+	if (diff_rule__metric(diff__opts(d)->rules[k]) == DIFF_EDGE_CALLS) {
+		for (size_t i = 0; i < diff__nedges(d); i++) {
+			f.edge = diff__edge(d, i);
+			if ((fired ? f.edge->fired : f.edge->unsure) & bit)
+				fn(ctx, &f);
+		}
+		return;
+	}
+	for (size_t i = 0; i < diff__nrows(d); i++) {
+		f.row = diff__row(d, i);
+		if ((fired ? f.row->fired : f.row->unsure) & bit)
+			fn(ctx, &f);
+	}
+}
+
+void diff__findings(const struct diff *d, bool fired, bool unsure,
+		    void (*fn)(void *ctx, const struct diff_finding *f), void *ctx)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0 ? !fired : !unsure)
+			continue;
+		for (size_t k = 0; k < diff__opts(d)->nrules; k++)
+			rows_of_rule(d, k, pass == 0, fn, ctx);
+	}
+}
+
+const char *diff_finding__label(const struct diff_finding *f, char *buf, size_t n)
+{
+	return f->edge ? diff_edge__label(f->edge, buf, n) : diff_row__label(f->row, buf, n);
+}
+
+static size_t estimate_text(const struct diff *d, const struct diff_finding *f, enum diff_metric m,
+			    char *buf, size_t n)
+{
+	const struct diff_estimate *e = &f->row->est[m];
+	const struct diff_summary *s = diff__summary(d);
+	double conf = diff__opts(d)->confidence;
+	size_t most = diff__nruns(d, DIFF_BASE) > diff__nruns(d, DIFF_HEAD)
+			      ? diff__nruns(d, DIFF_BASE)
+			      : diff__nruns(d, DIFF_HEAD);
+	unsigned need;
+
+	if (isnan(e->ratio))
+		return (size_t)snprintf(buf, n, " (medians: a run lacks the function)");
+	if (isnan(e->p))
+		return (size_t)snprintf(
+			buf, n, " (%+.1f%% %s; one run a side)", 100 * (e->ratio - 1),
+			s->shift_measured ? "after the shared shift" : "by geometric means");
+	need = f->fired ? 0
+			: diff_estimate__runs_needed(e, most, 1 - conf, s->significant[m],
+						     s->tested[m]);
+	return (size_t)snprintf(buf, n,
+				" (%+.1f%% %s, %.0f%% interval %+.1f%% to %+.1f%%, p = %.2g, %zu "
+				"functions tested%s%.0u%s)",
+				100 * (e->ratio - 1),
+				s->shift_measured ? "after the shared shift" : "by geometric means",
+				100 * conf, 100 * (e->lo - 1), 100 * (e->hi - 1), e->p,
+				s->tested[m], need ? "; about " : "", need,
+				need ? " runs per side would decide" : "");
+}
+
+const char *diff_finding__evidence(const struct diff *d, const struct diff_finding *f, char *buf,
+				   size_t n)
+{
+	int m = diff_rule__metric(diff__opts(d)->rules[f->rule]);
+	char b[32], h[32], c[64];
+	size_t len;
+
+	if (f->edge) {
+		snprintf(buf, n, "calls %s -> %s, %s",
+			 diff_fmt_value(b, sizeof(b), m, f->edge->v[DIFF_BASE].median),
+			 diff_fmt_value(h, sizeof(h), m, f->edge->v[DIFF_HEAD].median),
+			 diff_fmt_edge_change(c, sizeof(c), f->edge));
+		return buf;
+	}
+	len = (size_t)snprintf(buf, n, "%s %s -> %s, %s", diff_metrics[m].name,
+			       diff_fmt_value(b, sizeof(b), m, f->row->v[DIFF_BASE][m].median),
+			       diff_fmt_value(h, sizeof(h), m, f->row->v[DIFF_HEAD][m].median),
+			       diff_fmt_change(c, sizeof(c), f->row, (enum diff_metric)m));
+	if (diff_metrics[m].kind == DIFF_KIND_TIME && f->row->status != DIFF_NEW &&
+	    f->row->status != DIFF_GONE && len < n)
+		estimate_text(d, f, (enum diff_metric)m, buf + len, n - len);
+	return buf;
+}
+
+struct print_ctx {
+	const struct diff *d;
+	const char *prefix;
+	FILE *f;
+};
+
+static void print_one(void *ctx, const struct diff_finding *f)
+{
+	struct print_ctx *p = ctx;
+	char label[4096], ev[1024];
+
+	fprintf(p->f, "%s%s %s on %s: %s\n", p->prefix,
+		diff_rule__text(diff__opts(p->d)->rules[f->rule]),
+		f->fired ? "fired" : "inconclusive", diff_finding__label(f, label, sizeof(label)),
+		diff_finding__evidence(p->d, f, ev, sizeof(ev)));
+}
+
+void diff__print_findings(const struct diff *d, bool fired, bool unsure, const char *prefix,
+			  FILE *f)
+{
+	struct print_ctx p = { d, prefix, f };
+
+	diff__findings(d, fired, unsure, print_one, &p);
+}

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+/* cmd_bench.c: `sledtrace bench --base CMD --head CMD -o DIR`: the whole CI
+ * job in one command.  Runs each command --warmup times unrecorded, then
+ * records each --runs times, interleaved base, head, head, base, ... so
+ * that load or a drifting machine hits both sides alike, into DIR; then
+ * compares them as `sledtrace diff` does: the table on standard output,
+ * DIR/diff.json and DIR/summary.md (and --summary FILE, appended).  Each
+ * recording is `sledtrace record` run as a child process, so bench records
+ * exactly what a hand-written job would.  Exit status as diff's; a command
+ * that fails or cannot be recorded is 2: there is no verdict. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <wordexp.h>
+
+#include "cli/commands.h"
+#include "cli/diff_cli.h"
+#include "cli/options.h"
+
+struct bench_args {
+	const char *cmd[2]; /* --base, --head */
+	const char *dir, *summary;
+	uint32_t runs, warmup;
+	struct cli_list record_opts;
+	struct diff_cli c;
+};
+
+#define S struct bench_args
+
+static const char *const side_names[2] = { "base", "head" };
+
+static const struct cli_option options[] = {
+	CLI_STRING(0, "base", S, cmd[0], "CMD", "none",
+		   "the base build's command line; a simple command is run directly, one with "
+		   "shell syntax (&&, |, ;, redirections) by sh -c"),
+	CLI_STRING(0, "head", S, cmd[1], "CMD", "none", "the candidate build's command line"),
+	CLI_UINT('n', "runs", S, runs, "N", "5", 1, 99,
+		 "record each command N times, interleaved: base, head, head, base, ..."),
+	CLI_UINT(0, "warmup", S, warmup, "N", "1", 0, 10,
+		 "run each command N times unrecorded first (file cache, CPU frequency)"),
+	CLI_STRING('o', "output", S, dir, "DIR", "none",
+		   "where everything goes (created; it must hold no traces yet): base-1.pftrace, "
+		   "..., each run's output in base-1.log, ..., diff.json and summary.md"),
+	CLI_LIST(0, "record-opt", S, record_opts, "OPT",
+		 "an option for every recording, as `sledtrace record` spells it, e.g. "
+		 "--record-opt=--ring-size=64M"),
+	CLI_STRING(0, "summary", S, summary, "FILE", "none",
+		   "also append the markdown summary to FILE (a GitHub job summary: "
+		   "$GITHUB_STEP_SUMMARY)"),
+	DIFF_CLI_OPTIONS(S, c),
+	CLI_END,
+};
+
+static int check(void *set, char *err, size_t errlen)
+{
+	S *a = set;
+
+	if (!a->cmd[0] || !a->cmd[1] || !a->dir)
+		return snprintf(err, errlen, "--base, --head and -o are needed"), -1;
+	return diff_cli__check(&a->c, err, errlen);
+}
+
+/* A simple command line becomes argv as the shell would split it; one
+ * with shell syntax runs under sh -c. */
+static int command_argv(const char *cmd, wordexp_t *we, bool *shell)
+{
+	int rc = wordexp(cmd, we, WRDE_NOCMD);
+
+	*shell = rc == WRDE_BADCHAR || rc == WRDE_CMDSUB;
+	return *shell ? 0 : rc || !we->we_wordc ? -EINVAL : 0;
+}
+
+static int spawn(char *const *argv, const char *log)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(127);
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct job {
+	const S *a;
+	char self[4096];
+	char **cmd_argv[2];
+	size_t cmd_argc[2];
+	char **paths[2];
+};
+
+/* argv of one run: the command itself (warm-up), or sledtrace record
+ * writing trace (NULL: warm-up). */
+static char **run_argv(const struct job *j, int side, const char *trace)
+{
+	size_t n = 0, max = 8 + j->a->record_opts.n + j->cmd_argc[side];
+	char **v = calloc(max, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	if (trace) {
+		v[n++] = (char *)j->self;
+		v[n++] = "record";
+		v[n++] = "--quiet";
+		v[n++] = "-o";
+		v[n++] = (char *)trace;
+		for (size_t i = 0; i < j->a->record_opts.n; i++)
+			v[n++] = (char *)j->a->record_opts.v[i];
+		v[n++] = "--";
+	}
+	for (size_t i = 0; i < j->cmd_argc[side]; i++)
+		v[n++] = j->cmd_argv[side][i];
+	return v;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* One run of a side: 0, or 2 with one line on stderr. */
+static int one_run(const struct job *j, int side, uint32_t i, bool warm)
+{
+	char log[4200], **argv;
+	double t = now_s();
+	int rc;
+
+	snprintf(log, sizeof(log), "%s/%s-%u.log", j->a->dir, side_names[side], i + 1);
+	if (!(argv = run_argv(j, side, warm ? NULL : j->paths[side][i])))
+		return fputs("sledtrace: out of memory\n", stderr), EXIT_USAGE;
+	rc = spawn(argv, warm ? "/dev/null" : log);
+	free(argv);
+	if (rc) {
+		fprintf(stderr, "sledtrace: bench: %s %s %u exited %d (%s)\n", side_names[side],
+			warm ? "warm-up" : "run", i + 1, rc, warm ? j->a->cmd[side] : log);
+		return EXIT_USAGE;
+	}
+	if (!warm)
+		fprintf(stderr, "bench: %s run %u of %u: %.2f s\n", side_names[side], i + 1,
+			j->a->runs, now_s() - t);
+	return 0;
+}
+
+static int record_all(const struct job *j)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < j->a->warmup && !rc; i++)
+		for (int s = 0; s < 2 && !rc; s++)
+			rc = one_run(j, s, i, true);
+	/* base head, head base, ...: a machine that drifts one way during a
+	 * round favours neither side over two rounds */
+	for (uint32_t i = 0; i < j->a->runs && !rc; i++)
+		for (int k = 0; k < 2 && !rc; k++)
+			rc = one_run(j, i % 2 ? !k : k, i, false);
+	return rc;
+}
+
+static int prepare_dir(const char *dir)
+{
+	char pattern[4200];
+	glob_t g;
+	int found;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "sledtrace: bench: cannot create %s: %s\n", dir, strerror(errno));
+		return EXIT_USAGE;
+	}
+	snprintf(pattern, sizeof(pattern), "%s/[bh][ae][sa][ed]-*.pftrace", dir);
+	found = !glob(pattern, 0, NULL, &g);
+	globfree(&g);
+	if (found) {
+		fprintf(stderr,
+			"sledtrace: bench: %s already holds traces; give an empty directory\n",
+			dir);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static FILE *open_out(const char *dir, const char *name, const char *mode, char *path, size_t n)
+{
+	FILE *f;
+
+	snprintf(path, n, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
+	if (!(f = fopen(path, mode)))
+		fprintf(stderr, "sledtrace: bench: cannot write %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+/* The table on stdout, DIR/diff.json, DIR/summary.md, --summary. */
+static int compare(const struct job *j)
+{
+	char names[3][4200];
+	struct diff_cli_output out[4] = {
+		{ DIFF_FORMAT_TABLE, stdout, diff_cli__terminal_width(), "standard output" },
+		{ DIFF_FORMAT_JSON, open_out(j->a->dir, "diff.json", "w", names[0], 4200), 0,
+		  names[0] },
+		{ DIFF_FORMAT_MARKDOWN, open_out(j->a->dir, "summary.md", "w", names[1], 4200), 0,
+		  names[1] },
+		{ DIFF_FORMAT_MARKDOWN, NULL, 0, names[2] },
+	};
+	size_t nout = 3, npaths[2] = { j->a->runs, j->a->runs };
+	int rc = EXIT_USAGE;
+
+	if (j->a->summary && (out[3].f = open_out(NULL, j->a->summary, "a", names[2], 4200)))
+		nout = 4;
+	if (out[1].f && out[2].f && (!j->a->summary || out[3].f))
+		rc = diff_cli__compare(&j->a->c, "bench", j->paths, npaths, out, nout, false);
+	for (int i = 1; i < 4; i++)
+		if (out[i].f && fclose(out[i].f) && rc != EXIT_USAGE) {
+			fprintf(stderr, "sledtrace: bench: cannot write %s\n", out[i].name);
+			rc = EXIT_USAGE;
+		}
+	return rc;
+}
+
+static int make_paths(struct job *j)
+{
+	for (int s = 0; s < 2; s++) {
+		if (!(j->paths[s] = calloc(j->a->runs, sizeof(char *))))
+			return -ENOMEM;
+		for (uint32_t i = 0; i < j->a->runs; i++)
+			if (asprintf(&j->paths[s][i], "%s/%s-%u.pftrace", j->a->dir, side_names[s],
+				     i + 1) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static void job_free(struct job *j)
+{
+	for (int s = 0; s < 2; s++) {
+		for (uint32_t i = 0; j->paths[s] && i < j->a->runs; i++)
+			free(j->paths[s][i]);
+		free(j->paths[s]);
+	}
+}
+
+static int with_argv(struct job *j, wordexp_t we[2], const bool shell[2])
+{
+	static char sh[] = "/bin/sh", dash_c[] = "-c";
+	char *sh_argv[2][3];
+	ssize_t n = readlink("/proc/self/exe", j->self, sizeof(j->self) - 1);
+	int rc;
+
+	if (n <= 0)
+		return fputs("sledtrace: bench: cannot find its own executable\n", stderr),
+		       EXIT_USAGE;
+	j->self[n] = '\0';
+	for (int s = 0; s < 2; s++) {
+		sh_argv[s][0] = sh;
+		sh_argv[s][1] = dash_c;
+		sh_argv[s][2] = (char *)j->a->cmd[s];
+		j->cmd_argv[s] = shell[s] ? sh_argv[s] : we[s].we_wordv;
+		j->cmd_argc[s] = shell[s] ? 3 : we[s].we_wordc;
+	}
+	if (make_paths(j))
+		return fputs("sledtrace: out of memory\n", stderr), EXIT_USAGE;
+	rc = prepare_dir(j->a->dir);
+	rc = rc ? rc : record_all(j);
+	return rc ? rc : compare(j);
+}
+
+static int run(void *set, char **operands, int noperands)
+{
+	struct job j = { .a = set };
+	wordexp_t we[2] = { 0 };
+	bool shell[2];
+	int rc = 0;
+
+	(void)operands;
+	(void)noperands;
+	for (int s = 0; s < 2 && !rc; s++) {
+		if (command_argv(j.a->cmd[s], &we[s], &shell[s])) {
+			fprintf(stderr, "sledtrace: bench: --%s: cannot read the command '%s'\n",
+				side_names[s], j.a->cmd[s]);
+			rc = EXIT_USAGE;
+		}
+	}
+	if (!rc)
+		rc = with_argv(&j, we, shell);
+	for (int s = 0; s < 2; s++)
+		if (we[s].we_wordv && !shell[s])
+			wordfree(&we[s]);
+	job_free(&j);
+	return rc;
+}
+
+static void init(void *set)
+{
+	S *a = set;
+
+	a->runs = 5;
+	a->warmup = 1;
+	diff_cli__init(&a->c);
+}
+
+const struct cli_command cmd_bench = {
+	.name = "bench",
+	.summary = "record two builds N times each, interleaved, and diff them (CI)",
+	.synopsis = "--base=CMD --head=CMD [-n N] -o DIR [OPTIONS]",
+	.about = "Runs each command --warmup times, then records each --runs times with "
+		 "`sledtrace record`, interleaved (base, head, head, base, ...), into DIR, and "
+		 "compares the two sides as `sledtrace diff` does: the table on standard "
+		 "output, DIR/diff.json and DIR/summary.md.  Commands get /dev/null as input; "
+		 "their output goes to DIR/SIDE-N.log.  A CI job is the build and this one "
+		 "line (docs/ci.md).",
+	.exit_status =
+		"0 pass, 1 a rule fired, 2 usage error, a command that failed or runs "
+		"that cannot be compared; inconclusive: as --inconclusive says (0 by "
+		"default)",
+	.operand = "nothing",
+	.options = options,
+	.min_operands = 0,
+	.max_operands = 0,
+	.check = check,
+	.run = run,
+	.settings_size = sizeof(S),
+	.init = init,
+};

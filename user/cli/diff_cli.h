@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* diff_cli.h: the comparison options that `sledtrace diff` and `sledtrace
+ * bench` share, defined once (one spelling, one help text, one default),
+ * and the run of a comparison from trace paths to outputs and an exit
+ * status.  A command embeds struct diff_cli in its settings and puts
+ * DIFF_CLI_OPTIONS(its struct, member) into its option table. */
+#ifndef SLEDTRACE_CLI_DIFF_CLI_H
+#define SLEDTRACE_CLI_DIFF_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/diff_format.h"
+#include "cli/options.h"
+#include "cli/times.h"
+
+struct diff_cli {
+	struct cli_list fail_on;
+	uint64_t min_time;
+	double confidence, noise_floor;
+	int inconclusive; /* the exit status of an inconclusive verdict: 0, 1 or 2 */
+	int sort;	  /* enum diff_sort */
+	uint32_t top;
+	const char *function;
+	bool by_thread, by_process;
+	enum report_times times;
+};
+
+extern const char *const diff_cli_sort_names[];
+extern const char *const diff_cli_inconclusive_names[];
+
+#define DIFF_CLI_OPTIONS(T, m)                                                                    \
+	CLI_LIST(0, "fail-on", T, m.fail_on, "RULE",                                              \
+		 "exit 1 when RULE fires: METRIC OP THRESHOLD[%][:REGEX], METRIC calls, total, "  \
+		 "self, avg or edge-calls (one caller -> callee path), OP > >= < <=, e.g. "       \
+		 "'calls>0%', 'self>10%:^parse_', 'total>2ms', 'edge-calls>0%'"),                 \
+		CLI_PERCENT(0, "confidence", T, m.confidence, "95%", 50, 100,                     \
+			    "a time rule fires only on a change this sure to be real, corrected " \
+			    "for the number of functions tested"),                                \
+		CLI_PERCENT(0, "noise-floor", T, m.noise_floor, "0.5%", 0, 100,                   \
+			    "a time change smaller than this share of the run's total self time " \
+			    "never fires a rule (0% to let any change fire)"),                    \
+		CLI_DURATION(0, "min-time", T, m.min_time, "0s",                                  \
+			     "time changes smaller than this never fire a rule"),                 \
+		CLI_ENUM(0, "inconclusive", T, m.inconclusive, diff_cli_inconclusive_names,       \
+			 "EXIT", "pass",                                                          \
+			 "how an inconclusive verdict (too few runs, too much noise, lost "       \
+			 "events) exits: pass 0, fail 1, error 2"),                               \
+		CLI_ENUM(0, "sort", T, m.sort, diff_cli_sort_names, "KEY", "impact",              \
+			 "impact: fired rules, then undecided, then changes, then self-time "     \
+			 "change; or the size of a metric's change; or name"),                    \
+		CLI_UINT(0, "top", T, m.top, "N", "all", 0, UINT32_MAX,                           \
+			 "show at most N functions (0: all); fired rules are always listed"),     \
+		CLI_STRING(0, "function", T, m.function, "REGEX", "all",                          \
+			   "compare only functions whose name matches (POSIX extended)"),         \
+		CLI_FLAG(0, "by-thread", T, m.by_thread, "one row per function and thread name"), \
+		CLI_FLAG(0, "by-process", T, m.by_process,                                        \
+			 "one row per function and process name"),                                \
+		CLI_TIMES(T, m.times)
+
+void diff_cli__init(struct diff_cli *c);
+/* For a command's check(): rules and regexes parse. */
+int diff_cli__check(const struct diff_cli *c, char *err, size_t errlen);
+
+/* One place the comparison goes: a format to a stream. */
+struct diff_cli_output {
+	enum diff_format format;
+	FILE *f;
+	unsigned width;	  /* table: the terminal's columns, 0: no limit */
+	const char *name; /* for an error message */
+};
+
+/* Reads the traces, compares and prints to every output.  Returns the
+ * exit status: 0 pass, 1 a rule fired, 2 an unreadable trace or runs that
+ * cannot be compared; inconclusive exits as --inconclusive says.  With
+ * log_findings, the rules that fired or could not decide are also listed
+ * on stderr (outputs that are files tell the CI log nothing). */
+int diff_cli__compare(const struct diff_cli *c, const char *cmd, char **const paths[2],
+		      const size_t npaths[2], const struct diff_cli_output *outs, size_t nouts,
+		      bool log_findings);
+/* The columns of the terminal on standard output, 0 when it is none. */
+unsigned diff_cli__terminal_width(void);
+
+#endif
