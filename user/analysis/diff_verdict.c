@@ -14,6 +14,12 @@
 
 enum call { NONE, FIRE, UNSURE };
 
+/* A change that passes Benjamini-Hochberg at this many times the false
+ * discovery rate (at most 50%) but not at the rate itself is suggestive:
+ * inconclusive rather than a pass.  With no real change, at most that
+ * rate of comparisons come out inconclusive on a rule. */
+#define DIFF_HINT_FACTOR 5
+
 struct ctx {
 	const struct diff_judge *j;
 	struct diff_summary *sum;
@@ -22,7 +28,7 @@ struct ctx {
 	unsigned runs_needed;
 	/* the time rule being judged: its functions' one-sided p-values */
 	double *p;
-	bool *pass;
+	bool *pass, *hint; /* passes at q; at the looser DIFF_HINT_FACTOR x q */
 	size_t *idx, *order, nfamily, npass;
 };
 
@@ -84,7 +90,7 @@ static double p_dir(const struct diff_rule *rule, const struct diff_estimate *e)
 }
 
 static enum call time_call(struct ctx *c, const struct diff_rule *rule, const struct diff_row *r,
-			   enum diff_metric m, bool confirmed)
+			   enum diff_metric m, bool confirmed, bool hinted)
 {
 	const struct diff_estimate *e = &r->est[m];
 
@@ -98,8 +104,8 @@ static enum call time_call(struct ctx *c, const struct diff_rule *rule, const st
 	if (confirmed)
 		return FIRE;
 	/* the test could not run, or it sees a change that the number of
-	 * functions tested does not let through */
-	return !e->tested || isnan(e->t) || p_dir(rule, e) <= c->q ? UNSURE : NONE;
+	 * functions tested lets through only at a looser rate */
+	return !e->tested || isnan(e->t) || hinted ? UNSURE : NONE;
 }
 
 static void note_unsure_time(struct ctx *c, const struct diff_row *r, enum diff_metric m)
@@ -126,14 +132,17 @@ static void family(struct ctx *c, const struct diff_rule *rule, enum diff_metric
 		c->idx[c->nfamily++] = i;
 	}
 	c->npass = diff_stats__bh(c->p, c->nfamily, c->q, c->pass, c->order);
+	diff_stats__bh(c->p, c->nfamily, fmin(0.5, DIFF_HINT_FACTOR * c->q), c->hint, c->order);
 }
 
-static bool passed(const struct ctx *c, size_t i)
+/* Row i's place in the family, or nfamily. */
+static size_t member(const struct ctx *c, size_t i)
 {
-	for (size_t k = 0; k < c->nfamily; k++)
-		if (c->idx[k] == i)
-			return c->pass[k];
-	return false;
+	size_t k = 0;
+
+	while (k < c->nfamily && c->idx[k] != i)
+		k++;
+	return k;
 }
 
 /* ---- rules ---- */
@@ -148,11 +157,14 @@ static void judge_rows(struct ctx *c, size_t k)
 		family(c, rule, m);
 	for (size_t i = 0; i < c->j->nrows; i++) {
 		struct diff_row *r = &c->j->rows[i];
+		size_t at = time ? member(c, i) : c->nfamily;
 		enum call call;
 
 		if (!diff_rule__matches(rule, r->name))
 			continue;
-		call = time ? time_call(c, rule, r, m, passed(c, i)) : row_count(rule, r, m);
+		call = time ? time_call(c, rule, r, m, at < c->nfamily && c->pass[at],
+					at < c->nfamily && c->hint[at])
+			    : row_count(rule, r, m);
 		if (call == FIRE)
 			r->fired |= 1ULL << k;
 		if (call != UNSURE)
@@ -298,15 +310,17 @@ static int ctx_alloc(struct ctx *c)
 
 	c->p = malloc(n * sizeof(*c->p));
 	c->pass = malloc(n * sizeof(*c->pass));
+	c->hint = malloc(n * sizeof(*c->hint));
 	c->idx = malloc(n * sizeof(*c->idx));
 	c->order = malloc(n * sizeof(*c->order));
-	return c->p && c->pass && c->idx && c->order ? 0 : -ENOMEM;
+	return c->p && c->pass && c->hint && c->idx && c->order ? 0 : -ENOMEM;
 }
 
 static void ctx_free(struct ctx *c)
 {
 	free(c->p);
 	free(c->pass);
+	free(c->hint);
 	free(c->idx);
 	free(c->order);
 }
