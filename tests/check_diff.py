@@ -4,17 +4,19 @@
 
 Records tests/fixtures/diffwork.c built twice (base, and a candidate built
 with -DDIFF_HEAD that calls `hot` 1500 instead of 1000 times, spins 20x
-longer in `slow` and defines `moved` elsewhere) and compares the traces.
-Each binary is copied to <tmp>/<side>/diffwork first, so both builds have
-the same file name, as two CI checkouts would.  The fixture counts its own
-calls; the diff's counts must equal them exactly.
+longer in `slow`, defines `moved` elsewhere and calls it 40 of its 100
+times from `steady`) and compares the traces.  Each binary is copied to
+<tmp>/<side>/diffwork first, so both builds have the same file name, as two
+CI checkouts would.  The fixture counts its own calls, per function and per
+call path; the diff's counts must equal them exactly.  The verdicts use
+tests/fixtures/gatework.c: 24 functions of steady work, built plainly and
+with w7 spinning 25% longer.
 
 Cases (--case):
   rules      diff flags exactly hot (calls>0%) and slow (self>200%), counts
              exact, `moved` matched by name although its address changed;
              absolute thresholds, regexes, --function; the object's file
-             name is part of the match; against another program (--other,
-             the loop fixture) functions are new or gone
+             name is part of the match
   identical  runs of one build: no rule fires, exit 0
   formats    JSON (python's json), CSV (python's csv), markdown (rendered by
              cmark-gfm, GitHub's markdown engine, and its tables checked),
@@ -22,10 +24,19 @@ Cases (--case):
              default, raw on request, each side = `report` of its trace with
              the same --times, and every format says which
   runs       several runs per side: one noisy outlier among the head runs
-             does not fire a time rule (alone, it does); counts that differ
-             within a side are reported; globs select the runs
-  bad-input  missing, truncated or non-trace files, bad rules and options:
-             exit 2 with one `sledtrace: ` line and no output
+             does not fire a time rule (alone, one run cannot decide: it is
+             inconclusive, and --inconclusive says how that exits); counts
+             that differ within a side are reported; globs select the runs
+  bad-input  missing, truncated or non-trace files, bad rules and options,
+             traces of another program or a renamed build: exit 2 with one
+             `sledtrace: ` line and no output; traces that lost events or a
+             time rule with one run a side: a clearly marked inconclusive
+  verdicts   gatework, 5 runs as base then 5 as head (not interleaved): the
+             same build passes `self>10%`; w7 made 25% slower fires it and
+             nothing else does; one run a side is inconclusive
+  paths      per-call-path rules (edge-calls): moved keeps its 100 calls but
+             40 come from steady, which only a path rule sees; path counts
+             equal the fixture's, in JSON and markdown
 Python 3 standard library only (plus cmark-gfm for markdown).
 """
 
@@ -46,7 +57,9 @@ import termios
 import xml.etree.ElementTree as ET
 
 COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
+EDGE_RE = re.compile(r"^EDGE (\S+) (\S+) (\d+)$")
 FUNCS = {"main", "hot", "slow", "steady", "moved"}
+GATE_FUNCS = {"main"} | {"w%d" % i for i in range(24)}
 RULES = ["--fail-on=calls>0%", "--fail-on=self>200%", "--min-time=5ms"]
 
 
@@ -70,11 +83,14 @@ class Env:
         self.cmark = args.cmark
         self.tmp = tmp
         self.bins = {}
-        for side, src in (("base", args.base), ("head", args.head)):
+        for side, src, name in (("base", args.base, "diffwork"), ("head", args.head, "diffwork"),
+                                ("gbase", args.gate_base, "gatework"),
+                                ("gslow", args.gate_slow, "gatework")):
             os.makedirs(os.path.join(tmp, side))
-            self.bins[side] = os.path.join(tmp, side, "diffwork")
+            self.bins[side] = os.path.join(tmp, side, name)
             shutil.copy2(src, self.bins[side])
         self.counts = {}
+        self.edges = {}
         self.other = os.path.abspath(args.other) if args.other else None
 
     def record(self, build, name, noisy=False):
@@ -86,23 +102,28 @@ class Env:
                            timeout=60, preexec_fn=realtime)
         if p.returncode != 0:
             raise CheckFailed("`%s` exited %d:\n%s" % (" ".join(argv), p.returncode, p.stderr))
-        counts = {}
+        counts, edges = {}, {}
         for line in p.stdout.splitlines():
             m = COUNT_RE.match(line)
             if m:
                 counts[m.group(2)] = int(m.group(3))
-        if set(counts) != FUNCS:
+            m = EDGE_RE.match(line)
+            if m:
+                edges[(m.group(1), m.group(2))] = int(m.group(3))
+        if set(counts) != (GATE_FUNCS if build.startswith("g") else FUNCS):
             raise CheckFailed("the fixture printed counts for %s" % sorted(counts))
         prev = self.counts.setdefault(build, counts)
-        if prev != counts:
+        if prev != counts or self.edges.setdefault(build, edges) != edges:
             raise CheckFailed("the %s fixture is not deterministic: %s vs %s"
                               % (build, prev, counts))
         return trace
 
-    def record_other(self, name, args, binary=None):
+    def record_other(self, name, args, binary=None, ring=None):
         """One run of another program (default: --other); counts not kept."""
         trace = os.path.join(self.tmp, name + ".pftrace")
-        argv = [self.sledtrace, "record", "--quiet", "-o", trace, "--", binary or self.other]
+        argv = [self.sledtrace, "record", "--quiet", "-o", trace]
+        argv += ["--ring-size=" + ring] if ring else []
+        argv += ["--", binary or self.other]
         argv += args
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            timeout=60)
@@ -129,7 +150,7 @@ class Env:
 
 
 def fired(doc):
-    return {(f["rule"], f["function"]) for f in doc["fired"]}
+    return {(f["rule"], f.get("function", f["target"])) for f in doc["fired"]}
 
 
 def rows(doc, names=FUNCS):
@@ -234,29 +255,15 @@ def case_rules(env):
     doc, _ = env.diff_json(b, h)
     if any(r["object"] != "diffwork" for r in rows(doc).values()):
         raise CheckFailed("objects: %s" % [r["object"] for r in doc["functions"]])
+    # A build under another name, or another program, shares no object:
+    # nothing can be compared, and saying so beats a table of new and gone.
     renamed = os.path.join(env.tmp, "head", "diffwork-renamed")
     shutil.copy2(env.bins["head"], renamed)
-    doc, _ = env.diff_json(b, env.record_other("renamed", [], renamed))
-    names = {(r["function"], r["object"], r["status"]) for r in doc["functions"]}
-    want = {(f, "diffwork", "gone") for f in FUNCS} | {(f, "diffwork-renamed", "new")
-                                                        for f in FUNCS}
-    if names != want:
-        raise CheckFailed("a renamed object should give new and gone functions: %s"
-                          % sorted(names))
-
-    # Another program as the candidate: its functions are new (main too:
-    # it is another object's main), ours gone.
+    one_error_line(env.diff(b, env.record_other("renamed", [], renamed), "--fail-on=calls>0%"),
+                   "a renamed build", "share no object (diffwork vs diffwork-renamed)")
     loop = env.record_other("loop", ["1000"])
-    doc, _ = env.diff_json(b, loop, "--fail-on=calls>0%", "--fail-on=calls<0%", expect=1)
-    got = {(r["function"], r["object"], r["status"], r["calls"]["base"]["median"],
-            r["calls"]["head"]["median"]) for r in doc["functions"]}
-    want = {(f, "diffwork", "gone", env.counts["base"][f], 0) for f in FUNCS}
-    want |= {("main", "loop", "new", 0, 1), ("tick", "loop", "new", 0, 1000)}
-    if got != want:
-        raise CheckFailed("against another program: %s, expected %s" % (sorted(got),
-                                                                         sorted(want)))
-    expect_fired(doc, {("calls>0%", "tick"), ("calls>0%", "main")} |
-                 {("calls<0%", f) for f in FUNCS}, "new and gone functions")
+    one_error_line(env.diff(b, loop, "--fail-on=calls>0%"), "another program",
+                   "share no object (diffwork vs loop)")
     print("rules fire exactly on hot (calls) and slow (self); moved matched by name")
 
 
@@ -298,6 +305,15 @@ def markdown_tables(env, text):
     return tables, html, heads
 
 
+def tables_by_head(tables):
+    """{first two header cells: table}: the fired rules, the call paths and
+    the functions (changes, then the folded rest) have headers of their own."""
+    out = {}
+    for t in tables:
+        out.setdefault(tuple(t[0][:2]), []).append(t)
+    return out
+
+
 def check_markdown(env, text, doc):
     tables, html, heads = markdown_tables(env, text)
     if not heads or "2 of 2 rules fired" not in heads[0]:
@@ -305,31 +321,40 @@ def check_markdown(env, text, doc):
     for t in tables:
         if len(t) < 2 or any(len(r) != len(t[0]) for r in t):
             raise CheckFailed("a markdown table is ragged or empty: %s" % t)
-    if len(tables) < 2:
-        raise CheckFailed("markdown has %d tables, expected the fired rules and the changes"
-                          % len(tables))
-    got = {(r[0], r[1]) for r in tables[0][1:]}
-    if got != {("calls>0%", "hot"), ("self>200%", "slow")} or tables[0][0][0] != "rule":
-        raise CheckFailed("markdown fired-rules table is %s" % tables[0])
-    changes = {r[1]: r for r in tables[1][1:]}
+    kinds = tables_by_head(tables)
+    fired = kinds.get(("rule", "on"), [None])[0]
+    functions = kinds.get(("", "function"), [])
+    if not fired or len(functions) < 2:
+        raise CheckFailed("markdown lacks the fired rules or the functions: %s" % tables)
+    got = {(r[0], r[1]) for r in fired[1:]}
+    if got != {("calls>0%", "hot"), ("self>200%", "slow")}:
+        raise CheckFailed("markdown fired-rules table is %s" % fired)
+    changes = {r[1]: r for r in functions[0][1:]}
     if {"hot", "slow"} - set(changes) or changes["hot"][0] != "fired":
-        raise CheckFailed("markdown changes table is %s" % tables[1])
+        raise CheckFailed("markdown changes table is %s" % functions[0])
     if "<details>" not in html or "</details>" not in html:
         raise CheckFailed("markdown has no collapsed <details> block")
-    shown = sum(len(t) - 1 for t in tables[1:])
+    shown = sum(len(t) - 1 for t in functions)
     if shown != len(doc["functions"]):
         raise CheckFailed("markdown shows %d functions, JSON %d" % (shown, len(doc["functions"])))
     hot = changes["hot"]
     if hot[2:5] != ["1000", "1500", "+500 (+50.0%)"]:
         raise CheckFailed("markdown calls cells of hot: %s" % hot[2:5])
+    paths = kinds.get(("caller", "callee"), [None])[0]
+    if not paths or ["main", "hot", "1000", "1500", "+500 (+50.0%)"] not in paths[1:]:
+        raise CheckFailed("markdown call paths table is %s" % paths)
 
 
 def check_csv(env, text, doc):
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    want = ["function", "object", "group", "status", "fired"] + [
-        "%s_%s" % (m, p) for m in ("calls", "total", "self", "avg")
-        for p in ("base", "head", "change", "change_pct", "base_min", "base_max", "base_mad",
-                  "head_min", "head_max", "head_mad")] + ["times"]
+    want = ["function", "object", "group", "status", "fired", "inconclusive"]
+    for m in ("calls", "total", "self", "avg"):
+        want += ["%s_%s" % (m, p) for p in ("base", "head", "change", "change_pct", "base_min",
+                                              "base_max", "base_mad", "head_min", "head_max",
+                                              "head_mad")]
+        if m != "calls":
+            want += ["%s_%s" % (m, p) for p in ("est_pct", "low_pct", "high_pct", "p")]
+    want += ["times"]
     if reader.fieldnames != want:
         raise CheckFailed("CSV header is %s" % reader.fieldnames)
     got = {r["function"]: r for r in reader}
@@ -365,7 +390,7 @@ def check_times(env, base, head):
         if doc["times"] != times:
             raise CheckFailed("diff %s says times %r, expected %s" % (extra, doc["times"], times))
         table = env.diff(base, head, *extra, expect=0).stdout
-        if "; times: %s\n" % times not in table:
+        if not re.search(r"; times: %s[;\n]" % times, table):
             raise CheckFailed("the table does not say times: %s:\n%s" % (times, table))
         for side, trace in (("base", base), ("head", head)):
             rep = report_times(env, trace, times)
@@ -405,7 +430,7 @@ def case_formats(env):
     base, head = record_sides(env, 2, 2)
     args = sides_args(base, head) + RULES
     doc, _ = env.diff_json(*args, expect=1)
-    if doc["schema"] != "sledtrace-diff/1" or doc["verdict"] != "fail":
+    if doc["schema"] != "sledtrace-diff/2" or doc["verdict"] != "fail":
         raise CheckFailed("JSON schema/verdict: %r %r" % (doc["schema"], doc["verdict"]))
     if [r["path"] for r in doc["runs"]["base"]] != base or \
             [r["path"] for r in doc["runs"]["head"]] != head:
@@ -454,11 +479,18 @@ def case_runs(env):
     steady = rows(doc)["steady"]["self"]["head"]
     if steady["max"] < 5 * steady["median"]:
         raise CheckFailed("the noisy run is not an outlier in steady: %s" % steady)
-    # The same outlier on its own is a regression: the test can fail.
-    doc, _ = env.diff_json(*sides_args(base, head[-1:]), *rule, expect=1)
-    if ("self>100%", "steady") not in fired(doc):
-        raise CheckFailed("the outlier alone did not fire self>100%% on steady: %s"
-                          % sorted(fired(doc)))
+    # The same outlier on its own is one run: it cannot decide, and says so.
+    alone = sides_args(base, head[-1:])
+    doc, p = env.diff_json(*alone, *rule, expect=0)
+    if doc["verdict"] != "inconclusive" or doc["fired"] or \
+            ("self>100%", "steady") not in {(f["rule"], f["function"])
+                                            for f in doc["inconclusive"]}:
+        raise CheckFailed("one outlier run alone: verdict %r, fired %s, inconclusive %s"
+                          % (doc["verdict"], doc["fired"], doc["inconclusive"]))
+    if "sledtrace: diff: inconclusive: time rules need at least 2 runs per side" not in p.stderr:
+        raise CheckFailed("an inconclusive verdict is not said on stderr:\n" + p.stderr)
+    env.diff(*alone, *rule, "--inconclusive=fail", expect=1)
+    env.diff(*alone, *rule, "--inconclusive=error", expect=2)
     # Counts that differ within a side: said, per function and side.
     mixed = env.record("head", "mixed-head")
     doc, _ = env.diff_json(*sides_args(base[:2] + [mixed], base[2:]))
@@ -504,11 +536,91 @@ def case_bad_input(env):
                  [good, os.path.join(env.tmp, "none-*.pftrace")],
                  ["--base=" + good], [good, good, "--bogus"]):
         one_error_line(env.diff(*args), "arguments %s" % args)
-    print("bad input: exit 2 with one line each")
+    # Runs of two programs on one side; a build named otherwise is above.
+    loop = env.record_other("loop", ["1000"])
+    one_error_line(env.diff("--base=" + good, "--base=" + loop, "--head=" + good),
+                   "runs of different programs", "runs 1 and 2 of base share no object")
+    # A side with one run, a time rule: inconclusive, said, never a pass.
+    doc, p = env.diff_json(good, good, "--fail-on=self>10%", expect=0)
+    if doc["verdict"] != "inconclusive" or not any("2 runs per side" in r
+                                                    for r in doc["reasons"]):
+        raise CheckFailed("one run a side: verdict %r, reasons %s" % (doc["verdict"],
+                                                                    doc["reasons"]))
+    # A trace that lost events: its counts cannot be trusted.
+    drops = env.record_other("drops", ["300000"], ring="4K")
+    st = json.loads(subprocess.run([env.sledtrace, "report", "--format=json", drops],
+                                   capture_output=True, text=True).stdout)["stats"]
+    if not st["ringbuf_drops"]:
+        raise CheckFailed("a 4K ring buffer dropped nothing: no lost events to test")
+    doc, p = env.diff_json(drops, env.record_other("nodrops", ["300000"]),
+                           "--fail-on=calls>0%", expect=0)
+    if doc["verdict"] != "inconclusive" or "lost events" not in p.stderr:
+        raise CheckFailed("a trace with drops: verdict %r, stderr %r" % (doc["verdict"],
+                                                                       p.stderr))
+    print("bad input: exit 2 with one line each, or a clearly marked inconclusive")
+
+
+def gate_sides(env, nbase, nhead, head_build):
+    """Base runs, then head runs: not interleaved, so any drift is in."""
+    base = [env.record("gbase", "gb-%d" % i) for i in range(nbase)]
+    head = [env.record(head_build, "gh-%s-%d" % (head_build, i)) for i in range(nhead)]
+    return base, head
+
+
+def case_verdicts(env):
+    base, same = gate_sides(env, 5, 5, "gbase")
+    doc, _ = env.diff_json(*sides_args(base, same), "--fail-on=self>10%", "--fail-on=calls>0%",
+                           expect=0)
+    if doc["fired"] or doc["verdict"] == "fail" or not doc["shift"]["measured"]:
+        raise CheckFailed("A/A: verdict %r, fired %s, shift %s" % (doc["verdict"], doc["fired"],
+                                                                  doc["shift"]))
+    _, slow = gate_sides(env, 0, 5, "gslow")
+    doc, _ = env.diff_json(*sides_args(base, slow), "--fail-on=self>10%", "--fail-on=calls>0%",
+                           expect=1)
+    expect_fired(doc, {("self>10%", "w7")}, "w7 25% slower")
+    w7 = rows(doc, GATE_FUNCS)["w7"]["self"]["estimate"]
+    if not w7["significant"] or not 10 < w7["change_pct"] < 50 or w7["low_pct"] <= 0:
+        raise CheckFailed("w7's estimate: %s" % w7)
+    doc, p = env.diff_json(base[0], slow[0], "--fail-on=self>10%", expect=0)
+    if doc["verdict"] != "inconclusive" or doc["fired"]:
+        raise CheckFailed("one run a side: verdict %r, fired %s" % (doc["verdict"], doc["fired"]))
+    env.diff(base[0], slow[0], "--fail-on=self>10%", "--inconclusive=fail", expect=1)
+    table = env.diff(base[0], slow[0], "--fail-on=self>10%", expect=0).stdout
+    if "INCONCLUSIVE: the runs cannot decide" not in table:
+        raise CheckFailed("the table does not say inconclusive:\n" + table)
+    print("A/A passes, a 25%% slowdown of w7 fires alone (%+.1f%%), one run is inconclusive"
+          % w7["change_pct"])
+
+
+def case_paths(env):
+    base, head = record_sides(env, 3, 3)
+    doc, p = env.diff_json(*sides_args(base, head), "--fail-on=calls>0%", "--fail-on=calls<0%",
+                           "--fail-on=edge-calls>0%", "--fail-on=edge-calls<0%:-> moved$",
+                           expect=1)
+    edges = {(e["caller"], e["callee"]): e for e in doc["edges"]}
+    for side, build in (("base", "base"), ("head", "head")):
+        want = env.edges[build]
+        got = {k: e["calls"][side]["median"] for k, e in edges.items()
+               if e["calls"][side]["median"]}
+        if got != want:
+            raise CheckFailed("%s call paths %s, the fixture counted %s" % (side, got, want))
+    want = {("calls>0%", "hot"), ("edge-calls>0%", "main -> hot"),
+            ("edge-calls>0%", "steady -> moved"), ("edge-calls<0%:-> moved$", "main -> moved")}
+    got = {(f["rule"], f["target"]) for f in doc["fired"]}
+    if got != want:
+        raise CheckFailed("fired %s, expected %s" % (sorted(got), sorted(want)))
+    if rows(doc)["moved"]["calls"]["change"] != 0:
+        raise CheckFailed("moved's count changed: the path is the only difference")
+    md = env.diff(*sides_args(base, head), "--format=markdown", expect=0).stdout
+    paths = tables_by_head(markdown_tables(env, md)[0]).get(("caller", "callee"), [[]])[0]
+    if ["steady", "moved", "0", "40", "new"] not in paths:
+        raise CheckFailed("markdown call paths: %s" % paths)
+    print("per-call-path rules see moved's calls move from main to steady")
 
 
 CASES = {"rules": case_rules, "identical": case_identical, "formats": case_formats,
-         "runs": case_runs, "bad-input": case_bad_input}
+         "runs": case_runs, "bad-input": case_bad_input, "verdicts": case_verdicts,
+         "paths": case_paths}
 
 
 def main():
@@ -516,7 +628,9 @@ def main():
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--base", required=True, help="the fixture's base build")
     ap.add_argument("--head", required=True, help="the fixture's candidate build")
-    ap.add_argument("--other", help="another fixture (loop): new and gone functions")
+    ap.add_argument("--other", help="another fixture (loop): another program, drops")
+    ap.add_argument("--gate-base", required=True, help="gatework's base build")
+    ap.add_argument("--gate-slow", required=True, help="gatework with w7 25% slower")
     ap.add_argument("--cmark", default=shutil.which("cmark-gfm"))
     ap.add_argument("--case", required=True, choices=sorted(CASES))
     args = ap.parse_args()

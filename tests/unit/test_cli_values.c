@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* test_cli_values.c: the one parser of each option value kind: sizes,
- * durations (a unit is required), bounded integers and enums, and the
- * messages that say what is accepted. */
+ * durations (a unit is required), bounded integers, enums and percentages,
+ * and the messages that say what is accepted. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,12 +89,32 @@ static void test_uint_and_enum(void **state)
 	assert_string_equal(err, "'Perf' is not one of auto, multi, perf");
 }
 
+static void test_percent(void **state)
+{
+	static const char *const bad[] = { "", "%", "5", "0.5", "-1%", "x%", "5%%", "100%", "49%" };
+	char err[256];
+	double v;
+
+	(void)state;
+	assert_int_equal(cli_parse_percent("0.5%", 0, 100, &v, err, sizeof(err)), 0);
+	assert_true(v > 0.00499 && v < 0.00501);
+	assert_int_equal(cli_parse_percent("0%", 0, 100, &v, err, sizeof(err)), 0);
+	assert_true(v == 0);
+	assert_int_equal(cli_parse_percent("99.9%", 50, 100, &v, err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(cli_parse_percent(bad[i], 50, 100, &v, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "is not a percentage from 50% to below 100%"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_uint_and_enum),
+		cmocka_unit_test(test_percent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
