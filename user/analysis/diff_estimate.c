@@ -17,19 +17,19 @@ static size_t nall(const struct diff_judge *j)
 	return diff_judge__nall(j);
 }
 
-double diff_estimate__floor_ns(const struct diff_judge *j, struct diff_summary *sum)
+/* The base runs' median total self time, which the noise floor is a share of. */
+static int run_total(const struct diff_judge *j, struct diff_summary *sum)
 {
 	size_t nb = j->nruns[DIFF_BASE];
 	double *x = malloc((nb ? nb : 1) * sizeof(*x));
 
-	sum->run_total_ns = 0;
-	if (x) {
-		for (size_t k = 0; k < nb; k++)
-			x[k] = j->run_total[DIFF_BASE][k];
-		sum->run_total_ns = diff_stats__median(x, nb);
-	}
+	if (!x)
+		return -ENOMEM;
+	for (size_t k = 0; k < nb; k++)
+		x[k] = j->run_total[DIFF_BASE][k];
+	sum->run_total_ns = diff_stats__median(x, nb);
 	free(x);
-	return j->o->noise_floor * sum->run_total_ns;
+	return 0;
 }
 
 static double geo_mean_base(const struct diff_judge *j, const struct diff_row *r,
@@ -221,9 +221,8 @@ int diff_estimate__rows(const struct diff_judge *j, struct diff_summary *sum)
 {
 	size_t n = nall(j);
 	double *y = malloc(2 * (n ? n : 1) * sizeof(*y));
-	int rc = y ? 0 : -ENOMEM;
+	int rc = y ? run_total(j, sum) : -ENOMEM;
 
-	diff_estimate__floor_ns(j, sum);
 	for (int m = 0; m < DIFF_NMETRICS && !rc; m++)
 		if (diff_metrics[m].kind == DIFF_KIND_TIME)
 			rc = metric_rows(j, (enum diff_metric)m, y, sum);

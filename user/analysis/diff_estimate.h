@@ -16,10 +16,9 @@
 /* runs_needed looks no further than this. */
 #define DIFF_MAX_RUNS_NEEDED 99
 
-/* The floor in ns: noise_floor x the base runs' median total self time. */
-double diff_estimate__floor_ns(const struct diff_judge *j, struct diff_summary *sum);
-/* Fills every row's est[] for the time metrics, and sum's shift, tested
- * and significant.  Returns 0 or -ENOMEM. */
+/* Fills every row's est[] for the time metrics, and sum's run total (the
+ * base runs' median of their summed self time, which the noise floor is a
+ * share of), shift, tested and significant.  Returns 0 or -ENOMEM. */
 int diff_estimate__rows(const struct diff_judge *j, struct diff_summary *sum);
 /* Runs per side that would make the change of e significant (one-sided,
  * the next to pass Benjamini-Hochberg at q among ntested functions of

@@ -229,6 +229,7 @@ static size_t estimate_text(const struct diff *d, const struct diff_finding *f, 
 	size_t most = diff__nruns(d, DIFF_BASE) > diff__nruns(d, DIFF_HEAD)
 			      ? diff__nruns(d, DIFF_BASE)
 			      : diff__nruns(d, DIFF_HEAD);
+	char decide[64] = "";
 	unsigned need;
 
 	if (isnan(e->ratio))
@@ -240,14 +241,15 @@ static size_t estimate_text(const struct diff *d, const struct diff_finding *f, 
 	need = f->fired ? 0
 			: diff_estimate__runs_needed(e, most, 1 - conf, s->significant[m],
 						     s->tested[m]);
+	if (need)
+		snprintf(decide, sizeof(decide), "; about %u runs per side would decide", need);
 	return (size_t)snprintf(buf, n,
 				" (%+.1f%% %s, %.0f%% interval %+.1f%% to %+.1f%%, p = %.2g, %zu "
-				"functions tested%s%.0u%s)",
+				"functions tested%s)",
 				100 * (e->ratio - 1),
 				s->shift_measured ? "after the shared shift" : "by geometric means",
 				100 * conf, 100 * (e->lo - 1), 100 * (e->hi - 1), e->p,
-				s->tested[m], need ? "; about " : "", need,
-				need ? " runs per side would decide" : "");
+				s->tested[m], decide);
 }
 
 const char *diff_finding__evidence(const struct diff *d, const struct diff_finding *f, char *buf,
