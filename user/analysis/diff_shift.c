@@ -19,12 +19,15 @@ static bool reference(const struct diff_judge *j, const struct diff_row *r, enum
 static void deviations(struct diff_shift *s, const struct diff_judge *j, enum diff_metric m)
 {
 	for (size_t i = 0; i < j->nrows; i++) {
-		double *w = s->within + s->nref * s->n, mean[2];
+		double *w = s->within + s->nref * s->n, mean[2], share = 0;
 
 		if (!reference(j, &j->rows[i], m))
 			continue;
-		for (size_t k = 0; k < s->n; k++)
+		for (size_t k = 0; k < s->n; k++) {
 			w[k] = log(diff_judge__value(j, &j->rows[i], m, k));
+			share += diff_judge__value(j, &j->rows[i], m, k) / diff_judge__total(j, k);
+		}
+		s->weight[s->nref] = sqrt(share / (double)s->n);
 		mean[0] = diff_stats__mean(w, s->nb);
 		mean[1] = diff_stats__mean(w + s->nb, s->n - s->nb);
 		for (size_t k = 0; k < s->n; k++)
@@ -34,27 +37,33 @@ static void deviations(struct diff_shift *s, const struct diff_judge *j, enum di
 	}
 }
 
-/* The median of v[0..nref) without v[skip] (skip >= nref: none). */
+/* The weighted median of v[0..nref) without v[skip] (skip >= nref: none). */
 static double median_without(struct diff_shift *s, const double *v, size_t stride, size_t skip)
 {
 	size_t n = 0;
 
-	for (size_t f = 0; f < s->nref; f++)
-		if (f != skip)
-			s->scratch[n++] = v[f * stride];
-	return diff_stats__median(s->scratch, n);
+	for (size_t f = 0; f < s->nref; f++) {
+		if (f == skip)
+			continue;
+		s->scratch[n] = v[f * stride];
+		s->wscratch[n++] = s->weight[f];
+	}
+	return diff_stats__wmedian(s->scratch, s->wscratch, n, s->order);
 }
 
 /* The median's variance, pi/2 sigma^2 / n, with sigma from the MAD of the
- * functions' changes. */
+ * functions' changes and n the weights' effective number (Kish). */
 static double delta_var(struct diff_shift *s, double delta)
 {
-	double mad;
+	double mad, sum = 0, sum2 = 0;
 
-	for (size_t f = 0; f < s->nref; f++)
+	for (size_t f = 0; f < s->nref; f++) {
 		s->scratch[f] = fabs(s->between[f] - delta);
+		sum += s->weight[f];
+		sum2 += s->weight[f] * s->weight[f];
+	}
 	mad = 1.4826 * diff_stats__median(s->scratch, s->nref);
-	return M_PI / 2 * mad * mad / (double)s->nref;
+	return M_PI / 2 * mad * mad * sum2 / (sum * sum);
 }
 
 int diff_shift__measure(struct diff_shift *s, const struct diff_judge *j, enum diff_metric m)
@@ -64,9 +73,13 @@ int diff_shift__measure(struct diff_shift *s, const struct diff_judge *j, enum d
 	*s = (struct diff_shift){ .n = diff_judge__nall(j), .nb = j->nruns[DIFF_BASE] };
 	s->within = malloc(room * (s->n ? s->n : 1) * sizeof(*s->within));
 	s->between = malloc(room * sizeof(*s->between));
+	s->weight = malloc(room * sizeof(*s->weight));
 	s->scratch = malloc(room * sizeof(*s->scratch));
+	s->wscratch = malloc(room * sizeof(*s->wscratch));
+	s->order = malloc(room * sizeof(*s->order));
 	s->ref_of = calloc(room, sizeof(*s->ref_of));
-	if (!s->within || !s->between || !s->scratch || !s->ref_of) {
+	if (!s->within || !s->between || !s->weight || !s->scratch || !s->wscratch || !s->order ||
+	    !s->ref_of) {
 		diff_shift__free(s);
 		return -ENOMEM;
 	}
@@ -108,8 +121,10 @@ void diff_shift__free(struct diff_shift *s)
 {
 	free(s->within);
 	free(s->between);
+	free(s->weight);
 	free(s->scratch);
+	free(s->wscratch);
+	free(s->order);
 	free(s->ref_of);
-	s->within = s->between = s->scratch = NULL;
-	s->ref_of = NULL;
+	*s = (struct diff_shift){ 0 };
 }

@@ -7,7 +7,11 @@
  * changed cannot pull the one into the other: how far a run sits from the
  * other runs of its side (the median over the functions of their
  * deviation), and how far head sits from base (the median over the
- * functions of their change).  The second is uncertain by the spread of
+ * functions of their change).  The medians weigh each function by the
+ * square root of its share of the run: the functions where the time is
+ * tell how the machine's speed moved more than the many small ones whose
+ * time is mostly probe cost and system calls, yet no one function
+ * decides it.  The second is uncertain by the spread of
  * the functions' changes; its variance goes into every test.  A function
  * is always corrected by the shift measured on the others, so that it
  * does not take out its own change or noise. */
@@ -30,8 +34,10 @@ struct diff_shift {
 	size_t nref;	 /* functions that measure it */
 	double *within;	 /* nref x n: log time less its side's mean */
 	double *between; /* nref: head mean - base mean of log time */
+	double *weight;	 /* nref: sqrt of the mean share of the run */
 	size_t *ref_of;	 /* by row: 1 + its reference index, 0: none */
-	double *scratch;
+	double *scratch, *wscratch;
+	size_t *order;
 	bool measured;
 	double var; /* of the head - base part */
 };

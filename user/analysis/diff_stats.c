@@ -24,6 +24,30 @@ double diff_stats__median(double *x, size_t n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
+static int cmp_by_value(const void *pa, const void *pb, void *ctx)
+{
+	const double *x = ctx;
+
+	return cmp_double(&x[*(const size_t *)pa], &x[*(const size_t *)pb]);
+}
+
+double diff_stats__wmedian(const double *x, const double *w, size_t n, size_t *order)
+{
+	double total = 0, acc = 0;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		order[i] = i;
+		total += w[i];
+	}
+	qsort_r(order, n, sizeof(*order), cmp_by_value, (void *)x);
+	for (size_t i = 0; i < n; i++)
+		if ((acc += w[order[i]]) >= total / 2)
+			return x[order[i]];
+	return x[order[n - 1]];
+}
+
 struct diff_spread diff_stats__spread(double *x, size_t n)
 {
 	struct diff_spread s = { 0 };

@@ -17,6 +17,10 @@ struct diff_spread {
 
 /* Sorts x in place; 0 for n == 0. */
 double diff_stats__median(double *x, size_t n);
+/* The weighted median of x[0..n) (weights w > 0): the least x whose
+ * sorted running weight reaches half the total.  order is scratch room
+ * for n indexes. */
+double diff_stats__wmedian(const double *x, const double *w, size_t n, size_t *order);
 /* Sorts and overwrites x. */
 struct diff_spread diff_stats__spread(double *x, size_t n);
 double diff_stats__mean(const double *x, size_t n);
