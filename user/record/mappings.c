@@ -97,18 +97,6 @@ static int remember(struct scan_files *s, uint64_t dev, uint64_t ino)
 	return 0;
 }
 
-static struct traced_object *object_of(struct object_set *objs, uint64_t dev, uint64_t ino)
-{
-	for (size_t i = 0; i < object_set__count(objs); i++) {
-		struct traced_object *o = object_set__get(objs, i);
-
-		if ((o->dev == dev && o->ino == ino) ||
-		    (o->copy && o->copy_dev == dev && o->copy_ino == ino))
-			return o;
-	}
-	return NULL;
-}
-
 static int add_mapping(const struct proc_mapping *m, void *arg)
 {
 	struct scan_files *s = arg;
@@ -173,7 +161,8 @@ static int attach_new(struct mapping_watch *w)
 static int mark_scanned(struct scan_files *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		const struct traced_object *o = object_of(s->w->objs, s->f[i].dev, s->f[i].ino);
+		const struct traced_object *o = object_set__find(s->w->objs, s->f[i].dev,
+								 s->f[i].ino, NULL);
 		int err;
 
 		if (o && o->attach_failed) {

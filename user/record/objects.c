@@ -108,10 +108,8 @@ int object_set__add(struct object_set *s, const char *path, const char *open_pat
 	struct traced_object *objs, *o;
 	int ret;
 
-	for (size_t i = 0; i < s->n; i++)
-		if ((s->objs[i].dev == dev && s->objs[i].ino == ino) ||
-		    (s->objs[i].copy && s->objs[i].copy_dev == dev && s->objs[i].copy_ino == ino))
-			return 1;
+	if (object_set__find(s, dev, ino, NULL))
+		return 1;
 	if (!wanted(s, path))
 		return -ENODATA;
 	/* Found mappings are mostly libraries without sleds: look cheaply
@@ -137,6 +135,22 @@ int object_set__add(struct object_set *s, const char *path, const char *open_pat
 	s->next_fid += (uint32_t)o->map->nfuncs;
 	s->n++;
 	return 0;
+}
+
+struct traced_object *object_set__find(struct object_set *s, uint64_t dev, uint64_t ino,
+				       bool *is_copy)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct traced_object *o = &s->objs[i];
+		bool copy = o->copy && o->copy_dev == dev && o->copy_ino == ino;
+
+		if (copy || (o->dev == dev && o->ino == ino)) {
+			if (is_copy)
+				*is_copy = copy;
+			return o;
+		}
+	}
+	return NULL;
 }
 
 size_t object_set__count(const struct object_set *s)

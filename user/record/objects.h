@@ -66,6 +66,10 @@ void object_set__free(struct object_set *s);
  * another negative errno with err naming the file and the problem. */
 int object_set__add(struct object_set *s, const char *path, const char *open_path, uint64_t dev,
 		    uint64_t ino, char *err, size_t errlen);
+/* The object whose file (or rewritten copy, then *is_copy) is (dev, ino),
+ * in /proc/PID/maps' encoding; NULL when none.  is_copy may be NULL. */
+struct traced_object *object_set__find(struct object_set *s, uint64_t dev, uint64_t ino,
+				       bool *is_copy);
 size_t object_set__count(const struct object_set *s);
 struct traced_object *object_set__get(struct object_set *s, size_t i);
 /* Functions selected over all objects, and all functions. */

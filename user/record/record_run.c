@@ -365,22 +365,14 @@ static int commit(struct record *r, char *err, size_t errlen)
  * encoding) to the object and since when its probes are live. */
 static const char *object_at(void *ctx, uint64_t dev, uint64_t ino, uint64_t *live_ns)
 {
-	struct object_set *objs = ctx;
-	uint64_t pdev = ((dev >> 20) << 32) | (dev & 0xfffff);
+	bool copy;
+	const struct traced_object *o = object_set__find(ctx, ((dev >> 20) << 32) | (dev & 0xfffff),
+							 ino, &copy);
 
-	for (size_t i = 0; i < object_set__count(objs); i++) {
-		const struct traced_object *o = object_set__get(objs, i);
-
-		if (o->ino == ino && o->dev == pdev) {
-			*live_ns = o->attach_failed ? 0 : o->live_ns;
-			return o->path;
-		}
-		if (o->copy && o->copy_ino == ino && o->copy_dev == pdev) {
-			*live_ns = o->copy_bound ? o->live_ns : 0;
-			return o->path;
-		}
-	}
-	return NULL;
+	if (!o)
+		return NULL;
+	*live_ns = (copy ? !o->copy_bound : o->attach_failed) ? 0 : o->live_ns;
+	return o->path;
 }
 
 /* Every window where probes may not have been live goes into the trace. */
