@@ -107,6 +107,7 @@ struct mm_struct {
 };
 
 struct task_struct {
+	unsigned int __state;
 	struct mm_struct *mm;
 	struct files_struct *files;
 	pid_t pid;

@@ -39,7 +39,10 @@
  * creation, at rename (prctl(PR_SET_NAME), pthread_setname_np, exec) and
  * at exec. */
 #define SLED_KIND_IDENT 8
-#define SLED_KIND_MAX 9
+/* A thread of a traced process took a CPU or left one (struct
+ * sled_switch): on-CPU time per frame and the thread's states. */
+#define SLED_KIND_SWITCH 9
+#define SLED_KIND_MAX 10
 
 /* ---- the header and the tag ---- */
 /* Cookie of a call probe, set at attach time: [63..56] kind, [55..32]
@@ -90,6 +93,20 @@ struct sled_fork {
 	__u64 parent_sp;    /* its user stack pointer: frames below it have returned */
 };
 
+/* What a thread is from a switch on (struct sled_switch.state). */
+#define SLED_STATE_RUNNING 0  /* it took a CPU */
+#define SLED_STATE_RUNNABLE 1 /* it left one but wants it: preempted, yielded */
+#define SLED_STATE_SLEEPING 2 /* it waits for an event (S) */
+#define SLED_STATE_BLOCKED 3  /* it waits and signals cannot wake it (D: I/O, locks) */
+#define SLED_STATE_STOPPED 4  /* stopped or traced (T, t): a hold, a debugger */
+#define SLED_STATE_MAX 5
+
+struct sled_switch {
+	struct sled_head h; /* the thread that took or left the CPU */
+	__u32 state;	    /* SLED_STATE_* */
+	__u32 cpu;	    /* the CPU it took or left */
+};
+
 #define SLED_IDENT_ARGS 1      /* args holds the process's argv (exec) */
 #define SLED_IDENT_TRUNCATED 2 /* argv was longer than SLED_ARGS_MAX */
 
@@ -115,13 +132,14 @@ _Static_assert(__builtin_offsetof(struct sled_call, slot) == 24, "sled_call.slot
 _Static_assert(sizeof(struct sled_thread_exit) == 32, "sled_thread_exit is 32 bytes");
 _Static_assert(sizeof(struct sled_mapped) == 40, "sled_mapped is 40 bytes");
 _Static_assert(sizeof(struct sled_fork) == 40, "sled_fork is 40 bytes");
+_Static_assert(sizeof(struct sled_switch) == 32, "sled_switch is 32 bytes");
 _Static_assert(__builtin_offsetof(struct sled_ident, comm) == 32, "sled_ident.comm at 32");
 _Static_assert(__builtin_offsetof(struct sled_ident, args) == 48, "sled_ident.args at 48");
 _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size");
 
 /* ---- counters and map keys ---- */
 /* Indexes of the per-CPU counters in the `counters` map. */
-#define SLED_CTR_DROPS 0	/* a call record could not be queued */
+#define SLED_CTR_DROPS 0	/* a call or switch record could not be queued */
 #define SLED_CTR_UNHELD 1	/* a new executable mapping could not be reported */
 #define SLED_CTR_LOST_CONTROL 2 /* a fork or exec notice could not be queued */
 #define SLED_CTR_LOST_IDENT 3	/* an identity record could not be queued */

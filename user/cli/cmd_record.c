@@ -63,6 +63,9 @@ static const struct cli_option options[] = {
 	CLI_STRING(0, "debug-dir", S, o.debug_dir, "DIR", DEBUGINFO_ROOT,
 		   "with --no-xray, where a stripped COMMAND's debug files are (.build-id/...)"),
 	CLI_FLAG(0, "mangled", S, o.mangled, "keep raw symbol names"),
+	CLI_FLAG(0, "no-sched", S, o.no_sched,
+		 "no on-CPU time: leave the scheduler's switches of the traced threads out "
+		 "(on-CPU times then equal wall times)"),
 	CLI_FLAG(0, "no-events", S, o.no_events,
 		 "benchmarks: probes fire but record nothing (the cost floor)"),
 	CLI_FLAG('q', "quiet", S, o.quiet, "no status line, no summary"),

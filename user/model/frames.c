@@ -29,6 +29,11 @@ struct fb_thread {
 	uint32_t depth;
 	uint32_t cap;
 	uint64_t last_ts; /* where finish() closes what is still open */
+	/* On-CPU time: the total up to `since`, when the state last changed
+	 * (or the thread was first seen, running). */
+	uint64_t cpu_ns, since;
+	enum thread_state state;
+	bool seen; /* since is set */
 	bool ended;
 	bool top_is_leaf; /* nothing entered since the top frame did */
 };
@@ -221,6 +226,48 @@ static int grow_stack(struct fb_thread *t)
 	return 0;
 }
 
+const char *const thread_state_names[THREAD_NSTATES] = {
+	[THREAD_RUNNING] = "Running",	[THREAD_RUNNABLE] = "Runnable",
+	[THREAD_SLEEPING] = "Sleeping", [THREAD_BLOCKED] = "Uninterruptible Sleep",
+	[THREAD_STOPPED] = "Stopped",
+};
+
+int thread_state__parse(const char *name)
+{
+	for (int i = 0; i < THREAD_NSTATES; i++)
+		if (!strcmp(name, thread_state_names[i]))
+			return i;
+	return -1;
+}
+
+/* t's on-CPU total at ts: a thread first seen now is running. */
+static uint64_t cpu_at(struct fb_thread *t, uint64_t ts)
+{
+	if (!t->seen) {
+		t->seen = true;
+		t->since = ts;
+		t->state = THREAD_RUNNING;
+	}
+	if (t->state != THREAD_RUNNING || ts <= t->since)
+		return t->cpu_ns;
+	return t->cpu_ns + (ts - t->since);
+}
+
+int frame_builder__sched(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
+			 enum thread_state state)
+{
+	if (ts < t->last_ts)
+		ts = t->last_ts;
+	t->cpu_ns = cpu_at(t, ts);
+	if (ts > t->since)
+		t->since = ts;
+	t->state = state;
+	t->last_ts = ts;
+	if (!fb->sink.ops->sched)
+		return 0;
+	return fb->sink.ops->sched(fb->sink.ctx, &t->th, ts, state);
+}
+
 int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t fid, uint64_t ts,
 			 uint64_t sp)
 {
@@ -228,7 +275,9 @@ int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t
 
 	if (t->depth == t->cap && (err = grow_stack(t)))
 		return err;
-	t->stack[t->depth++] = (struct frame){ .fid = fid, .begin_ns = ts, .sp = sp };
+	t->stack[t->depth++] = (struct frame){
+		.fid = fid, .begin_ns = ts, .sp = sp, .cpu_begin_ns = cpu_at(t, ts)
+	};
 	t->top_is_leaf = true;
 	if (ts > t->last_ts)
 		t->last_ts = ts;
@@ -255,12 +304,17 @@ static void note_leaf(struct frame_builder *fb, struct fb_thread *t, uint64_t ts
 int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
 			 enum frame_end how)
 {
+	struct frame *f;
+	uint64_t cpu;
 	int err;
 
 	if (!t->depth) {
 		fb->unmatched++;
 		return 0;
 	}
+	f = &t->stack[t->depth - 1];
+	cpu = cpu_at(t, ts);
+	f->cpu_ns = cpu > f->cpu_begin_ns ? cpu - f->cpu_begin_ns : 0;
 	if (ts > t->last_ts)
 		t->last_ts = ts;
 	if (how == FRAME_INFERRED)

@@ -86,7 +86,29 @@ struct frame {
 	uint32_t fid;
 	uint64_t begin_ns;
 	uint64_t sp; /* return-address slot at entry; 0 when unknown */
+	/* On-CPU time: the thread's running total at entry, and (set when the
+	 * frame ends, before leave()) the frame's own, children included. */
+	uint64_t cpu_begin_ns;
+	uint64_t cpu_ns;
 };
+
+/* What a thread is doing, from a scheduler switch on: on-CPU time is the
+ * time spent RUNNING.  A thread is RUNNING from its first event until a
+ * switch says otherwise (it fires probes, so it is on a CPU); a trace
+ * without switches is all RUNNING, and on-CPU time equals wall time. */
+enum thread_state {
+	THREAD_RUNNING = 0,
+	THREAD_RUNNABLE = 1, /* off the CPU but wanting it: preempted, yielded */
+	THREAD_SLEEPING = 2, /* waiting for an event */
+	THREAD_BLOCKED = 3,  /* waiting, unwakeable by signals (I/O, locks) */
+	THREAD_STOPPED = 4,  /* stopped or traced */
+	THREAD_NSTATES = 5,
+};
+
+/* Their names, as Perfetto's own thread states are named. */
+extern const char *const thread_state_names[THREAD_NSTATES];
+/* The state named name, or -1. */
+int thread_state__parse(const char *name);
 
 struct frame_sink_ops {
 	int (*function)(void *ctx, const struct trace_function *fn);
@@ -109,6 +131,11 @@ struct frame_sink_ops {
 	int (*thread_end)(void *ctx, const struct trace_thread *th);
 	/* A coverage gap, before stats().  Optional. */
 	int (*gap)(void *ctx, const struct trace_gap *g);
+	/* th is in state from ts on (a scheduler switch), between its enter
+	 * and leave calls in time order.  Optional: frames carry the on-CPU
+	 * time it adds up to (struct frame.cpu_ns). */
+	int (*sched)(void *ctx, const struct trace_thread *th, uint64_t ts,
+		     enum thread_state state);
 	/* Set by a sink that takes the probe cost out of each call as it ends
 	 * (model/probe_comp.h): a trace reader calls it before anything else
 	 * with the probe_cost_ns that stats() will carry at the end.  A sink
@@ -151,6 +178,10 @@ uint32_t frame_builder__depth(const struct fb_thread *t);
 const struct frame *frame_builder__top(const struct fb_thread *t); /* NULL if empty */
 /* The i-th open frame from the bottom (0 is the outermost), or NULL. */
 const struct frame *frame_builder__frame(const struct fb_thread *t, uint32_t i);
+/* t is in state from ts on; a switch older than t's latest event is
+ * taken as of that event (the clocks of two CPUs may disagree a little). */
+int frame_builder__sched(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
+			 enum thread_state state);
 /* Closes every open frame of t as FRAME_UNFINISHED at ts and retires t:
  * the thread is gone (or the trace ends).  Calls thread_end() once. */
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);

@@ -401,6 +401,18 @@ static int call(struct collector *c, const struct sled_call *e)
 	return handle_exit(c, t, fid, e, kind);
 }
 
+/* A thread the trace has not met yet (no traced call) has no frames to
+ * charge: its switches are skipped, and its first call finds it running. */
+static int switched(struct collector *c, const struct sled_switch *e)
+{
+	struct fb_thread *t = frame_builder__find(c->fb, e->h.tgid, e->h.tid);
+
+	if (!t || e->state >= SLED_STATE_MAX)
+		return 0;
+	c->st.switches++;
+	return frame_builder__sched(c->fb, t, e->h.ts, (enum thread_state)e->state);
+}
+
 /* The smallest record of each kind: a shorter one is not read. */
 static const uint32_t record_size[SLED_KIND_MAX] = {
 	[SLED_KIND_ENTRY] = sizeof(struct sled_call),
@@ -412,6 +424,7 @@ static const uint32_t record_size[SLED_KIND_MAX] = {
 	[SLED_KIND_FORK] = sizeof(struct sled_fork),
 	[SLED_KIND_EXEC] = sizeof(struct sled_head),
 	[SLED_KIND_IDENT] = sizeof(struct sled_ident),
+	[SLED_KIND_SWITCH] = sizeof(struct sled_switch),
 };
 
 unsigned collector__kind(const void *rec, size_t size)
@@ -444,6 +457,8 @@ int collector__event(struct collector *c, const void *rec, size_t size)
 		return exec_thread(c, rec);
 	case SLED_KIND_IDENT:
 		return idents__update(c->ids, rec);
+	case SLED_KIND_SWITCH:
+		return switched(c, rec);
 	default:
 		return 0; /* MAPPED is the hold's (mappings.h); unknown kinds are skipped */
 	}

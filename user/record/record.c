@@ -421,6 +421,7 @@ void record__free(struct record *r)
 	gzout__free(r->gz);
 	record__detach(r);
 	bpf_link__destroy(r->exit_link);
+	bpf_link__destroy(r->sched_link);
 	if (r->skel)
 		keeper__stop(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	sledtrace_bpf__destroy(r->skel);

@@ -145,5 +145,11 @@ int record__watch_exits(struct record *r)
 	r->exit_link = bpf_program__attach(r->skel->progs.on_thread_exit);
 	if (!r->exit_link)
 		return record__fail(-errno, "cannot watch thread exits: %s", strerror(errno));
+	if (r->opts->no_sched)
+		return 0;
+	r->sched_link = bpf_program__attach(r->skel->progs.on_switch);
+	if (!r->sched_link)
+		return record__fail(-errno, "cannot watch the scheduler's switches: %s",
+				    strerror(errno));
 	return 0;
 }

@@ -38,8 +38,9 @@ struct record {
 	struct targets targets; /* -p */
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
-	struct attach_warm *warm;   /* from open until the first attach is done */
-	struct bpf_link *exit_link; /* thread exits of the traced process */
+	struct attach_warm *warm;    /* from open until the first attach is done */
+	struct bpf_link *exit_link;  /* thread exits of the traced process */
+	struct bpf_link *sched_link; /* their switches: on-CPU time */
 	/* The process-scope hooks (mappings.h), destroyed at detach. */
 	struct {
 		struct bpf_link *exec, *syscall_exit, *fork, *rename, *sigcont;

@@ -216,7 +216,8 @@ static int run_attached(struct record *r)
 	 * the processes run on, their code back as the file has it. */
 	record__detach(r);
 	bpf_link__destroy(r->exit_link);
-	r->exit_link = NULL;
+	bpf_link__destroy(r->sched_link);
+	r->exit_link = r->sched_link = NULL;
 	return drain(r);
 }
 
