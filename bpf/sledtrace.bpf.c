@@ -100,6 +100,8 @@ static __always_inline void count(__u32 idx, __u64 n)
 		*v += n;
 }
 
+#include "gate.h"
+
 static __always_inline void note_gap(__u32 tgid, __u32 reason, const struct sled_file_id *id)
 {
 	struct sled_gap_key k = { .tgid = tgid, .reason = reason };
@@ -132,6 +134,8 @@ static __always_inline int emit_call(struct pt_regs *ctx, __u64 slot)
 
 	/* With one process the links filter by pid; with several, here. */
 	if (no_events || (filter_tgids && !bpf_map_lookup_elem(&traced, &tgid)))
+		return 0;
+	if (gating && !gate_admits((__u32)id, bpf_get_attach_cookie(ctx), slot))
 		return 0;
 	c = bpf_ringbuf_reserve(&events, sizeof(*c), 0);
 	if (!c) {
@@ -375,6 +379,7 @@ int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
 	inflight_end(tgid, (__u32)bpf_get_current_pid_tgid());
+	gate_drop((__u32)bpf_get_current_pid_tgid());
 	if (group_dead) {
 		bpf_map_delete_elem(&traced, &tgid);
 		bpf_map_delete_elem(&held, &tgid);
@@ -417,6 +422,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	}
 	check_fork(tgid, ctgid);
+	gate_fork((__u32)bpf_get_current_pid_tgid(), cpid);
 	if (no_events)
 		return 0;
 	send_ident(ctgid, cpid, NULL, false);
@@ -563,6 +569,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!inode || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
+	gate_drop(tid);
+	gate_drop((__u32)old_pid); /* a thread other than the leader exec'd */
 	if (!no_events) {
 		struct sled_head *h = notice(SLED_KIND_EXEC, sizeof(*h), tgid, tid,
 					     SLED_CTR_LOST_CONTROL);

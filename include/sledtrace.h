@@ -45,11 +45,13 @@
 #define SLED_KIND_MAX 10
 
 /* ---- the header and the tag ---- */
-/* Cookie of a call probe, set at attach time: [63..56] kind, [55..32]
- * object index, [31..0] function id (the object's XRay id, 1-based). */
+/* Cookie of a call probe, set at attach time: [63..56] kind, [55] gate
+ * (the function opens a `record --under` gate), [54..32] object index,
+ * [31..0] function id (the object's XRay id, 1-based). */
 #define SLED_COOKIE(kind, obj, fn) \
-	(((__u64)(kind) << 56) | (((__u64)(obj)&0xffffff) << 32) | (__u64)(__u32)(fn))
-#define SLED_COOKIE_OBJ(c) ((unsigned)(((c) >> 32) & 0xffffff))
+	(((__u64)(kind) << 56) | (((__u64)(obj)&0x7fffff) << 32) | (__u64)(__u32)(fn))
+#define SLED_COOKIE_GATE (1ull << 55)
+#define SLED_COOKIE_OBJ(c) ((unsigned)(((c) >> 32) & 0x7fffff))
 #define SLED_COOKIE_FN(c) ((unsigned)((c)&0xffffffffu))
 /* The tag of a notice: its kind alone. */
 #define SLED_TAG(kind) ((__u64)(kind) << 56)
@@ -145,7 +147,17 @@ _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size
 #define SLED_CTR_LOST_IDENT 3	/* an identity record could not be queued */
 #define SLED_CTR_UNTRACED 4	/* a child could not join the traced set */
 #define SLED_CTR_GAPS_LOST 5	/* a coverage gap could not be noted (map full) */
-#define SLED_CTR_MAX 6
+#define SLED_CTR_GATED 6	/* a call outside every --under gate: not recorded */
+#define SLED_CTR_GATES_LOST 7	/* a gate could not open (map full): its calls lost */
+#define SLED_CTR_MAX 8
+
+/* A thread's open `record --under` gate (the `gates` map, by tid): the
+ * return-address slot of the outermost gate frame on its stack. */
+struct sled_gate {
+	__u64 slot;
+	__u32 tail; /* the frame at slot took the gate over by a tail call */
+	__u32 pad;
+};
 
 /* Key of the `known_files` map: a file whose probes are live (or that has
  * none to place), as the kernel names it (super_block s_dev, MKDEV

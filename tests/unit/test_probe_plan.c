@@ -196,8 +196,9 @@ static void check_queue(const char *path, enum exit_mode mode, bool nop5_fast, c
 			selected[o.map->funcs[i].id] = !strcmp(name_of(&o, &o.map->funcs[i]), only);
 	}
 	assert_int_equal(attacher__new(&ao, &a), 0);
-	assert_int_equal(probe_plan__queue(a, &progs, o.elf, NULL, o.map, 0, &e, selected, &got),
-			 0);
+	struct probe_choice choice = { .selected = selected };
+
+	assert_int_equal(probe_plan__queue(a, &progs, o.elf, NULL, o.map, 0, &e, &choice, &got), 0);
 	expect_plan(&o, &e, selected, &want);
 	assert_int_equal(got.copy, want.copy);
 	assert_int_equal(got.returns, want.returns);

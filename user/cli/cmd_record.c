@@ -19,6 +19,7 @@ struct record_cli {
 	struct record_opts o;
 	const char *pid_list; /* -p */
 	struct cli_list objects;
+	struct cli_list under;
 };
 
 #define S struct record_cli
@@ -85,6 +86,10 @@ static const struct cli_option options[] = {
 	CLI_LIST(0, "object", S, objects, "GLOB",
 		 "trace only the objects whose path matches GLOB, like '*/build/Release/*.node'; "
 		 "none given: every object with sleds"),
+	CLI_LIST(0, "under", S, under, "REGEX",
+		 "record only the calls made while a function matching REGEX is on the thread's "
+		 "stack, those functions' calls included (decided in the kernel; the rest is "
+		 "counted as gated_out); -F/-N still choose what else is probed"),
 	CLI_FLAG(0, "as-root", S, o.as_root,
 		 "under sudo, run COMMAND as root (default: as the user who ran sudo)"),
 	CLI_END,
@@ -132,6 +137,12 @@ static int check_scope(S *c, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < c->objects.n; i++)
 		o->objects[o->nobjects++] = c->objects.v[i];
+	if (c->under.n > sizeof(o->under) / sizeof(o->under[0])) {
+		snprintf(err, errlen, "--under: at most 64 patterns");
+		return -1;
+	}
+	for (size_t i = 0; i < c->under.n; i++)
+		o->under[o->nunder++] = c->under.v[i];
 	if (!o->npids && o->duration_ns)
 		snprintf(err, errlen,
 			 "--duration goes with -p (a command is traced until it exits)");
@@ -169,8 +180,10 @@ static int check(void *set, char *err, size_t errlen)
 		snprintf(err, errlen, "--allow-empty only means something with a filter");
 	else if (o->quiet && o->verbose)
 		snprintf(err, errlen, "--quiet and --verbose contradict");
+	else if (cli_check_regexes(&o->sel, err, errlen))
+		return -1;
 	else
-		return cli_check_regexes(&o->sel, err, errlen);
+		return cli_check_under(o->under, o->nunder, err, errlen);
 	return -1;
 }
 

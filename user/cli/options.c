@@ -255,21 +255,43 @@ int cli_main(const struct cli_command *cmd, int argc, char **argv)
 	return ret;
 }
 
+/* Compiles one regex of option label into f; err says why it does not
+ * (f NULL: it could not be allocated). */
+static int check_regex(struct filter *f, const char *label, const char *regex, char *err,
+		       size_t errlen)
+{
+	char why[768];
+	int ret = f ? filter__add(f, regex, false, why, sizeof(why)) : -ENOMEM;
+
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (ret)
+		snprintf(err, errlen, "%s: %s", label, why);
+	return ret;
+}
+
+int cli_check_under(const char *const *regexes, size_t n, char *err, size_t errlen)
+{
+	struct filter *f = filter__new();
+	int ret = f ? 0 : check_regex(NULL, "--under", NULL, err, errlen);
+
+	for (size_t i = 0; !ret && i < n; i++)
+		ret = check_regex(f, "--under", regexes[i], err, errlen);
+	filter__free(f);
+	return ret;
+}
+
 int cli_check_regexes(const struct select_args *sel, char *err, size_t errlen)
 {
 	struct filter *f = filter__new();
-	char why[768];
-	int ret = f ? 0 : -ENOMEM;
+	int ret = f ? 0 : check_regex(NULL, "-F", NULL, err, errlen);
 
 	for (size_t i = 0; !ret && i < sel->n; i++) {
-		if (sel->items[i].kind == 'f')
-			continue;
-		ret = filter__add(f, sel->items[i].arg, false, why, sizeof(why));
-		if (ret)
-			snprintf(err, errlen, "-%c: %s", sel->items[i].kind, why);
+		char label[3] = { '-', sel->items[i].kind, 0 };
+
+		if (sel->items[i].kind != 'f')
+			ret = check_regex(f, label, sel->items[i].arg, err, errlen);
 	}
-	if (ret == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
 	filter__free(f);
 	return ret;
 }

@@ -136,6 +136,8 @@ struct select_args;
 /* For a command's check(): every -F/-N regex compiles (a bad one is a
  * usage error, found before anything is opened). */
 int cli_check_regexes(const struct select_args *sel, char *err, size_t errlen);
+/* The same for a list of regexes such as --under's. */
+int cli_check_under(const char *const *regexes, size_t n, char *err, size_t errlen);
 
 /* The command's --help text, generated from its table. */
 void cli_help(const struct cli_command *cmd, FILE *f);

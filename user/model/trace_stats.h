@@ -19,6 +19,7 @@ struct trace_stats {
 	uint64_t depth_capped;	    /* calls deeper than the writer's cap */
 	uint64_t max_depth_dropped; /* calls deeper than --max-depth */
 	uint64_t short_dropped;	    /* calls shorter than --min-duration */
+	uint64_t gated_out;	    /* calls outside every --under gate */
 	uint64_t ignored_sleds;	    /* sled kinds sledtrace does not probe */
 	uint64_t coverage_gaps;	    /* windows where probes may not have been live */
 	uint64_t switches;	    /* scheduler switches of traced threads (on-CPU time) */

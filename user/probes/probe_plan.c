@@ -37,8 +37,9 @@ enum exit_returns probe_plan__function_returns(const struct elf_object *obj,
 	return exits->returns;
 }
 
+/* gate: SLED_COOKIE_GATE for a gate function's probes, else 0. */
 static int queue_sled(struct attacher *a, const struct probe_programs *progs, const char *path,
-		      const struct xray_sled *s, uint32_t obj_index, uint32_t fn,
+		      const struct xray_sled *s, uint32_t obj_index, uint32_t fn, uint64_t gate,
 		      enum exit_returns returns, struct object_plan *out)
 {
 	int err = 0;
@@ -46,10 +47,10 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs, co
 	switch (s->kind) {
 	case XRAY_SLED_ENTRY:
 		err = attacher__add(a, progs->entry, path, s->file_offset,
-				    SLED_COOKIE(SLED_KIND_ENTRY, obj_index, fn), 0);
+				    SLED_COOKIE(SLED_KIND_ENTRY, obj_index, fn) | gate, 0);
 		if (!err && returns == RETURNS_URETPROBE) {
 			err = attacher__add(a, progs->ret, path, s->file_offset,
-					    SLED_COOKIE(SLED_KIND_RET, obj_index, fn), 1);
+					    SLED_COOKIE(SLED_KIND_RET, obj_index, fn) | gate, 1);
 			out->probes++;
 		}
 		break;
@@ -57,11 +58,11 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs, co
 		if (returns != RETURNS_SLED)
 			return 0;
 		err = attacher__add(a, progs->exit, path, s->file_offset,
-				    SLED_COOKIE(SLED_KIND_EXIT, obj_index, fn), 0);
+				    SLED_COOKIE(SLED_KIND_EXIT, obj_index, fn) | gate, 0);
 		break;
 	case XRAY_SLED_TAIL:
 		err = attacher__add(a, progs->tail, path, s->file_offset,
-				    SLED_COOKIE(SLED_KIND_TAIL, obj_index, fn), 0);
+				    SLED_COOKIE(SLED_KIND_TAIL, obj_index, fn) | gate, 0);
 		break;
 	default:
 		return 0;
@@ -73,9 +74,12 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs, co
 
 int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		      const struct elf_object *obj, const char *path, const struct xray_map *map,
-		      uint32_t obj_index, const struct object_exits *exits, const bool *selected,
-		      struct object_plan *out)
+		      uint32_t obj_index, const struct object_exits *exits,
+		      const struct probe_choice *choice, struct object_plan *out)
 {
+	const bool *selected = choice ? choice->selected : NULL;
+	const bool *gates = choice ? choice->gates : NULL;
+
 	*out = (struct object_plan){ .copy = exits->copy, .returns = exits->returns };
 	if (!path)
 		path = elf_object__path(obj);
@@ -87,11 +91,17 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		if (selected && !selected[f->id])
 			continue;
 		returns = probe_plan__function_returns(obj, map, f, exits);
+		/* A gate closes when it returns: a return that is only inferred
+		 * would leave it open while an unprobed caller at its slot calls
+		 * on.  Its exit sleds are probed (exact and unwind-safe). */
+		if (gates && gates[f->id] && returns == RETURNS_INFER)
+			returns = RETURNS_SLED;
 		out->functions++;
 		out->ret_functions += returns == RETURNS_URETPROBE;
 		for (uint32_t k = 0; k < f->nsleds; k++) {
 			err = queue_sled(a, progs, path, &map->sleds[f->first_sled + k], obj_index,
-					 f->id, returns, out);
+					 f->id, gates && gates[f->id] ? SLED_COOKIE_GATE : 0,
+					 returns, out);
 			if (err)
 				return err;
 		}

@@ -19,6 +19,13 @@ struct probe_programs {
 	struct bpf_program *entry, *exit, *tail, *ret;
 };
 
+/* Which functions of an object get probes, by XRay id: selected ones,
+ * and among them the gates of record --under (NULL: none). */
+struct probe_choice {
+	const bool *selected; /* NULL: all */
+	const bool *gates;
+};
+
 struct object_plan {
 	enum exit_copy copy;	   /* the file probed */
 	enum exit_returns returns; /* for the functions that are not leaves under mixed */
@@ -33,8 +40,8 @@ struct object_plan {
  * selected[id] (1-based XRay ids) picks functions; NULL selects all. */
 int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		      const struct elf_object *obj, const char *path, const struct xray_map *map,
-		      uint32_t obj_index, const struct object_exits *exits, const bool *selected,
-		      struct object_plan *out);
+		      uint32_t obj_index, const struct object_exits *exits,
+		      const struct probe_choice *choice, struct object_plan *out);
 /* For the status line: "rewritten sleds", "uretprobe", or
  * "infer, uretprobe for 12 leaf functions" under mixed. */
 const char *probe_plan__describe(const struct object_plan *p, char *buf, size_t len);

@@ -16,16 +16,37 @@ struct object_set {
 	size_t n;
 	size_t registered, queued; /* objects [0, registered) are known downstream */
 	uint32_t next_fid;
-	struct u64map names; /* name hash -> object + 1, 0 once in two objects */
+	struct u64map names;  /* name hash -> object + 1, 0 once in two objects */
+	struct filter *gates; /* --under; NULL: none */
 };
+
+/* The --under regexes as one filter: checked on the command line already. */
+static int gate_filter(struct object_set *s)
+{
+	char err[1024];
+	int ret = 0;
+
+	if (!s->opts.nunder)
+		return 0;
+	if (!(s->gates = filter__new()))
+		return -ENOMEM;
+	for (size_t i = 0; !ret && i < s->opts.nunder; i++)
+		ret = filter__add(s->gates, s->opts.under[i], false, err, sizeof(err));
+	return ret;
+}
 
 int object_set__new(const struct object_set_opts *opts, struct object_set **out)
 {
 	struct object_set *s = calloc(1, sizeof(*s));
+	int ret;
 
 	if (!s)
 		return -ENOMEM;
 	s->opts = *opts;
+	if ((ret = gate_filter(s))) {
+		object_set__free(s);
+		return ret;
+	}
 	*out = s;
 	return 0;
 }
@@ -35,6 +56,7 @@ static void object_free(struct traced_object *o)
 	free(o->path);
 	free(o->open_path);
 	free(o->selected);
+	free(o->gates);
 	ns_copy__free(o->copy);
 	symbols__free(o->syms);
 	xray_map__free(o->map);
@@ -48,8 +70,23 @@ void object_set__free(struct object_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		object_free(&s->objs[i]);
 	free(s->objs);
+	filter__free(s->gates);
 	u64map__clear(&s->names);
 	free(s);
+}
+
+/* A gate must be probed to open: it is traced whatever -F/-N say. */
+static int select_gates(const struct object_set *s, struct traced_object *o)
+{
+	int ret = select_functions(s->gates, o->syms, o->map, &o->gates, &o->ngates);
+
+	for (size_t i = 0; !ret && i < o->map->nfuncs; i++) {
+		uint32_t id = o->map->funcs[i].id;
+
+		o->nselected += o->gates[id] && !o->selected[id];
+		o->selected[id] |= o->gates[id];
+	}
+	return ret;
 }
 
 static int select_in(struct object_set *s, struct traced_object *o, char *err, size_t errlen)
@@ -64,6 +101,8 @@ static int select_in(struct object_set *s, struct traced_object *o, char *err, s
 	if (!ret)
 		ret = select_functions(f, o->syms, o->map, &o->selected, &o->nselected);
 	filter__free(f);
+	if (!ret && s->gates)
+		ret = select_gates(s, o);
 	return ret;
 }
 
@@ -169,6 +208,15 @@ size_t object_set__selected(const struct object_set *s)
 
 	for (size_t i = 0; i < s->n; i++)
 		n += s->objs[i].nselected;
+	return n;
+}
+
+size_t object_set__gates(const struct object_set *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += s->objs[i].ngates;
 	return n;
 }
 
@@ -290,7 +338,9 @@ static int queue_one(struct traced_object *o, uint32_t index, const char *copy_p
 	struct object_exits exits = exit_policy__object(
 		p, o->elf, copy_path ? EXIT_COPY_REWRITTEN : EXIT_COPY_ORIGINAL);
 
-	return probe_plan__queue(att, progs, o->elf, copy_path, o->map, index, &exits, o->selected,
+	struct probe_choice choice = { .selected = o->selected, .gates = o->gates };
+
+	return probe_plan__queue(att, progs, o->elf, copy_path, o->map, index, &exits, &choice,
 				 plan);
 }
 

@@ -30,6 +30,8 @@ struct traced_object {
 	struct symbols *syms;
 	bool *selected; /* by XRay id */
 	size_t nselected;
+	bool *gates; /* by XRay id: --under functions (selected too); NULL: none */
+	size_t ngates;
 	uint32_t fid_base; /* trace function id = fid_base + XRay id */
 	struct object_plan plan;
 	bool rewritten;		/* probed through probe_path, a rewritten copy */
@@ -54,6 +56,8 @@ struct object_set_opts {
 	const char *debug_dir;	  /* --no-xray: where debug files are; NULL: default */
 	const char *const *globs; /* --object: paths to keep (fnmatch); none: all */
 	size_t nglobs;
+	const char *const *under; /* --under: the gate functions' regexes */
+	size_t nunder;
 };
 
 struct object_set;
@@ -74,6 +78,8 @@ size_t object_set__count(const struct object_set *s);
 struct traced_object *object_set__get(struct object_set *s, size_t i);
 /* Functions selected over all objects, and all functions. */
 size_t object_set__selected(const struct object_set *s);
+/* Gate functions (--under) over all objects. */
+size_t object_set__gates(const struct object_set *s);
 size_t object_set__functions(const struct object_set *s);
 /* Tells the collector and the frame builder every object and function
  * added since the last call.

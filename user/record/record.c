@@ -87,7 +87,9 @@ int record__open(const struct record_opts *opts, struct record **out)
 				      .no_xray = opts->no_xray,
 				      .debug_dir = opts->debug_dir,
 				      .globs = opts->objects,
-				      .nglobs = opts->nobjects };
+				      .nglobs = opts->nobjects,
+				      .under = opts->under,
+				      .nunder = opts->nunder };
 	struct record *r = calloc(1, sizeof(*r));
 	char err[8192];
 	int ret;
@@ -186,6 +188,7 @@ int record__load(struct record *r)
 	}
 	r->skel->rodata->wakeup_bytes = r->opts->ring_size / 4;
 	r->skel->rodata->no_events = r->opts->no_events;
+	r->skel->rodata->gating = r->opts->nunder > 0;
 	/* One process: the kernel's pid filter; several: the traced map. */
 	r->skel->rodata->filter_tgids = r->opts->npids > 1 || following(r);
 	r->skel->rodata->follow = following(r);

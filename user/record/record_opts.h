@@ -39,6 +39,8 @@ struct record_opts {
 	bool strict;		 /* exit non-zero unless the trace is exact */
 	const char *objects[64]; /* --object GLOB: only objects whose path matches */
 	size_t nobjects;
+	const char *under[64]; /* --under REGEX: only calls inside these functions */
+	size_t nunder;
 };
 
 #endif

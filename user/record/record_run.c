@@ -276,6 +276,12 @@ static void report_holds(struct record *r)
 		  "their end");
 	warn_lost(counter(r, SLED_CTR_GAPS_LOST), "coverage gap", "s",
 		  "could not be noted (gap map full): the trace may miss more than it says");
+	warn_lost(counter(r, SLED_CTR_GATES_LOST), "--under gate", "s",
+		  "could not open (gate map full): the calls inside them are missing");
+	if (r->opts->nunder && !object_set__gates(r->objs))
+		fprintf(stderr,
+			"sledtrace: warning: --under matched no traced function: "
+			"every call was left out\n");
 	warn_lost(untraced, "child process", "es",
 		  "could not be traced (traced-process map full or out of memory): their "
 		  "calls are missing");
@@ -395,7 +401,7 @@ static uint64_t inexact(struct record *r, const struct trace_stats *st)
 {
 	return st->ringbuf_drops + st->coverage_gaps + counter(r, SLED_CTR_UNHELD) +
 	       counter(r, SLED_CTR_LOST_CONTROL) + counter(r, SLED_CTR_UNTRACED) +
-	       counter(r, SLED_CTR_GAPS_LOST);
+	       counter(r, SLED_CTR_GAPS_LOST) + counter(r, SLED_CTR_GATES_LOST);
 }
 
 static int strict_status(struct record *r, const struct trace_stats *st)
@@ -419,6 +425,7 @@ int record__finish(struct record *r)
 	int ret;
 
 	st.ringbuf_drops = counter(r, SLED_CTR_DROPS);
+	st.gated_out = counter(r, SLED_CTR_GATED);
 	for (size_t i = 0; i < object_set__count(r->objs); i++)
 		st.ignored_sleds += object_set__get(r->objs, i)->map->ignored_sleds;
 	ret = write_gaps(r, &st);
