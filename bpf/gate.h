@@ -36,8 +36,7 @@ struct {
 } gates SEC(".maps");
 
 /* The event at the open gate's own slot. */
-static __always_inline bool gate_at_slot(struct sled_gate *g, __u32 tid, unsigned kind,
-					 bool gate)
+static __always_inline bool gate_at_slot(struct sled_gate *g, __u32 tid, unsigned kind, bool gate)
 {
 	bool ours = gate || g->tail;
 

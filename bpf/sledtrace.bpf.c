@@ -255,12 +255,13 @@ static long file_of_vma(struct task_struct *task, struct vm_area_struct *vma, vo
  * collector knowing.  The stop takes effect on the way back to user space:
  * no instruction of the new mapping runs unprobed.  A hold that cannot be
  * taken is noted as a gap, never silently skipped. */
-static __always_inline int hold_as(__u32 tgid, const struct sled_file_id *id, __u64 addr)
+static __always_inline int hold_as(__u32 kind, __u32 tgid, const struct sled_file_id *id,
+				   __u64 addr)
 {
 	static const struct sled_file_id no_file;
 	__u64 seq = __sync_fetch_and_add(&hold_seq, 1) + 1;
-	struct sled_mapped *m = notice(SLED_KIND_MAPPED, sizeof(*m), tgid,
-				       (__u32)bpf_get_current_pid_tgid(), SLED_CTR_UNHELD);
+	struct sled_mapped *m = notice(kind, sizeof(*m), tgid, (__u32)bpf_get_current_pid_tgid(),
+				       SLED_CTR_UNHELD);
 
 	if (!m) {
 		note_gap(tgid, SLED_GAP_UNHELD, id);
@@ -279,13 +280,15 @@ static __always_inline int hold_as(__u32 tgid, const struct sled_file_id *id, __
 	return 0;
 }
 
+#include "fork_hold.h"
+
 /* Holds the current process at a file it now runs code from, unless that
  * file's probes are live already (known_files). */
 static __always_inline int hold(__u32 tgid, const struct sled_file_id *id, __u64 addr)
 {
 	if (holds_off || !id->ino || bpf_map_lookup_elem(&known_files, id))
 		return 0;
-	return hold_as(tgid, id, addr);
+	return hold_as(SLED_KIND_MAPPED, tgid, id, addr);
 }
 
 /* A thread of a traced process is inside mmap(2) of a file not known
@@ -422,6 +425,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	}
 	check_fork(tgid, ctgid);
+	fork_hold_mark(parent, child, ctgid);
 	gate_fork((__u32)bpf_get_current_pid_tgid(), cpid);
 	if (no_events)
 		return 0;
@@ -447,7 +451,7 @@ static __always_inline int hold_mapping(__u32 tgid, long ret)
 	long err = bpf_find_vma(bpf_get_current_task_btf(), (__u64)ret, file_of_vma, &id, 0);
 
 	if (err && err != -ENOENT)
-		return holds_off ? 0 : hold_as(tgid, &unknown, (__u64)ret);
+		return holds_off ? 0 : hold_as(SLED_KIND_MAPPED, tgid, &unknown, (__u64)ret);
 	return hold(tgid, &id, (__u64)ret);
 }
 
@@ -538,6 +542,9 @@ int on_mmap_exit(struct sys_exit_record *ctx)
 	return 0;
 }
 
+/* Set by the collector when the raw syscall exit is its mmap hook. */
+bool mmap_by_raw_exit = false;
+
 /* The same from the raw syscall exit tracepoint, where the kernel has no
  * syscall tracepoints (or tracefs is not mounted): it runs for every
  * syscall of every process; most leave after two compares, page-aligned
@@ -547,7 +554,8 @@ int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
 {
 	__u32 tgid;
 
-	if (!hold_mappings || (ret & 0xfff))
+	fork_hold_take(regs, ret);
+	if (!mmap_by_raw_exit || (ret & 0xfff))
 		return 0;
 	if (ARCH_SYSCALL_NR(regs) != ARCH_NR_MMAP || !(ARCH_SYSCALL_ARG3(regs) & PROT_EXEC))
 		return 0;

@@ -42,7 +42,12 @@
 /* A thread of a traced process took a CPU or left one (struct
  * sled_switch): on-CPU time per frame and the thread's states. */
 #define SLED_KIND_SWITCH 9
-#define SLED_KIND_MAX 10
+/* A forked child was stopped at its return from fork, before it ran an
+ * instruction, because its text may hold calls into a uprobe trampoline
+ * it does not have (struct sled_mapped, addr 0): the collector repairs
+ * its text and resumes it (user/record/fork_text.c). */
+#define SLED_KIND_FORK_HOLD 10
+#define SLED_KIND_MAX 11
 
 /* ---- the header and the tag ---- */
 /* Cookie of a call probe, set at attach time: [63..56] kind, [55] gate
@@ -149,7 +154,8 @@ _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size
 #define SLED_CTR_GAPS_LOST 5	/* a coverage gap could not be noted (map full) */
 #define SLED_CTR_GATED 6	/* a call outside every --under gate: not recorded */
 #define SLED_CTR_GATES_LOST 7	/* a gate could not open (map full): its calls lost */
-#define SLED_CTR_MAX 8
+#define SLED_CTR_UNREPAIRED 8	/* a forked child could not be marked for repair */
+#define SLED_CTR_MAX 9
 
 /* A thread's open `record --under` gate (the `gates` map, by tid): the
  * return-address slot of the outermost gate frame on its stack. */

@@ -7,6 +7,11 @@
 
 /* mmap(2)'s number, for the raw syscall-exit fallback. */
 #define ARCH_NR_MMAP 9
+/* The system calls a forked child returns from. */
+#define ARCH_NR_CLONE 56
+#define ARCH_NR_FORK 57
+#define ARCH_NR_VFORK 58
+#define ARCH_NR_CLONE3 435
 /* At a syscall's exit: its number, and its third argument (mmap's prot). */
 #define ARCH_SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
 #define ARCH_SYSCALL_ARG3(regs) BPF_CORE_READ(regs, dx)

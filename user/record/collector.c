@@ -425,6 +425,7 @@ static const uint32_t record_size[SLED_KIND_MAX] = {
 	[SLED_KIND_EXEC] = sizeof(struct sled_head),
 	[SLED_KIND_IDENT] = sizeof(struct sled_ident),
 	[SLED_KIND_SWITCH] = sizeof(struct sled_switch),
+	[SLED_KIND_FORK_HOLD] = sizeof(struct sled_mapped),
 };
 
 unsigned collector__kind(const void *rec, size_t size)

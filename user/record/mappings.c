@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 
 #include "target/proc_maps.h"
+#include "record/fork_text.h"
 #include "record/mappings.h"
 
 /* How long a held process may take to stop all its threads (one in an
@@ -238,15 +239,31 @@ static int check_unconfirmed(struct mapping_watch *w, const struct sled_mapped *
 			     "held while a resume could not wait for all its threads to stop");
 }
 
+/* A forked child stopped before its first instruction: what a repair
+ * cannot do is said, and the recording goes on. */
+static void repair_child(struct mapping_watch *w, pid_t pid)
+{
+	int err = fork_text__repair(w->objs, pid, &w->repaired);
+
+	w->fork_holds++;
+	if (err && err != -ESRCH)
+		fprintf(stderr,
+			"sledtrace: warning: cannot repair the text of forked child %d (%s): it may "
+			"crash at a probed function its parent had called\n",
+			(int)pid, strerror(-err));
+}
+
 int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_mapped *e)
 {
+	bool forked = SLED_TAG_KIND(e->h.tag) == SLED_KIND_FORK_HOLD;
 	uint32_t tgid = e->h.tgid;
 	uint64_t resolved, seq;
 	int stop, ret;
 
 	/* A resume made after this hold was taken covered it (its stop was
-	 * flushed by that SIGCONT): nothing to do, nobody to resume. */
-	if (u64map__get(&w->resolved, tgid + 1ull, &resolved) && e->hold <= resolved) {
+	 * flushed by that SIGCONT): nothing to do, nobody to resume.  Not a
+	 * forked child's: its first stop is its only chance of repair. */
+	if (!forked && u64map__get(&w->resolved, tgid + 1ull, &resolved) && e->hold <= resolved) {
 		w->covered++;
 		return 0;
 	}
@@ -255,6 +272,8 @@ int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_mapped *
 	seq = hold_number(w);
 	if (!ret && stop != -ESRCH && w->att)
 		ret = mapping_watch__scan(w, (pid_t)tgid);
+	if (forked && stop == 0)
+		repair_child(w, (pid_t)tgid);
 	/* Resume whatever happened: a held process must never stay stopped. */
 	bpf_map_delete_elem(w->held_fd, &tgid);
 	kill((pid_t)tgid, SIGCONT);

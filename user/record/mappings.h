@@ -42,9 +42,10 @@ struct mapping_watch {
 	bool quiet;
 	/* What holding cost: from the mapping to the resume, boot-time ns. */
 	uint64_t holds, hold_ns_sum, hold_ns_max;
-	uint64_t failed;	      /* objects that could not be attached (warned) */
-	uint64_t covered;	      /* holds an earlier resume had covered */
-	uint64_t unconfirmed_resumes; /* resumes without every thread stopped */
+	uint64_t failed;	       /* objects that could not be attached (warned) */
+	uint64_t covered;	       /* holds an earlier resume had covered */
+	uint64_t unconfirmed_resumes;  /* resumes without every thread stopped */
+	uint64_t fork_holds, repaired; /* forked children held, sleds repaired (fork_text.h) */
 };
 
 /* Marks every object already in the set known. */
@@ -54,8 +55,9 @@ int mapping_watch__mark_objects(struct mapping_watch *w);
 int mapping_watch__scan(struct mapping_watch *w, pid_t tgid);
 /* Binds the copies queued and attached so far (copies.h). */
 int mapping_watch__bind_copies(struct mapping_watch *w);
-/* Handles one SLED_KIND_MAPPED event: wait until the process has stopped,
- * scan, resume. */
+/* Handles one SLED_KIND_MAPPED or SLED_KIND_FORK_HOLD event: wait until
+ * the process has stopped, scan (and repair a forked child's text),
+ * resume. */
 int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_mapped *e);
 
 /* Frees what the watch allocated. */

@@ -221,7 +221,9 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct record *r = ctx;
 
-	if (collector__kind(data, size) == SLED_KIND_MAPPED)
+	unsigned kind = collector__kind(data, size);
+
+	if (kind == SLED_KIND_MAPPED || kind == SLED_KIND_FORK_HOLD)
 		r->cb_err = mapping_watch__on_mapped(&r->watch, data);
 	else
 		r->cb_err = collector__event(r->col, data, size);
@@ -361,6 +363,11 @@ static int start_command(struct record *r)
 
 	if (ret)
 		return ret;
+	/* The kernel's optimized sleds are calls into a trampoline that a
+	 * forked child is not given: such children are stopped and repaired
+	 * (fork_text.h). */
+	r->skel->bss->fix_forks = r->exits.copy == EXIT_COPY_REWRITTEN &&
+				  sled_rewrite__kernel_optimizes();
 	/* Links fire in every process; BPF keeps the tree's (traced map). */
 	attacher__set_pid(r->att, -1);
 	ret = record__watch_exits(r);

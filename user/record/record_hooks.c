@@ -51,11 +51,15 @@ static int hook_mmap(struct record *r)
 		fds[1] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_enter),
 					    "syscalls", "sys_enter_mmap", enter_how,
 					    sizeof(enter_how));
-	if (fds[0] < 0)
+	r->skel->bss->mmap_by_raw_exit = fds[0] < 0;
+	/* Forked children are caught at their return from fork there too. */
+	if (fds[0] < 0 || r->skel->bss->fix_forks)
 		r->links.syscall_exit = bpf_program__attach(r->skel->progs.on_syscall_exit);
 	if (fds[0] < 0 && !r->links.syscall_exit)
 		return record__fail(-errno, "cannot watch new mappings: %s (mmap tracepoint: %s)",
 				    strerror(errno), how);
+	if (r->skel->bss->fix_forks && !r->links.syscall_exit)
+		return record__fail(-errno, "cannot watch forked children: %s", strerror(errno));
 	if (r->opts->verbose && fds[0] >= 0)
 		fprintf(stderr, "sledtrace: holds: mmap syscall tracepoint (id from %s)%s\n", how,
 			fds[1] < 0 ? "; no entry tracepoint: forks racing a hold seen late" : "");

@@ -276,6 +276,9 @@ static void report_holds(struct record *r)
 		  "their end");
 	warn_lost(counter(r, SLED_CTR_GAPS_LOST), "coverage gap", "s",
 		  "could not be noted (gap map full): the trace may miss more than it says");
+	warn_lost(counter(r, SLED_CTR_UNREPAIRED), "forked child", "ren",
+		  "could not be stopped for repair (map full): they may crash at a probed "
+		  "function their parent had called");
 	warn_lost(counter(r, SLED_CTR_GATES_LOST), "--under gate", "s",
 		  "could not open (gate map full): the calls inside them are missing");
 	if (r->opts->nunder && !object_set__gates(r->objs))
@@ -401,7 +404,8 @@ static uint64_t inexact(struct record *r, const struct trace_stats *st)
 {
 	return st->ringbuf_drops + st->coverage_gaps + counter(r, SLED_CTR_UNHELD) +
 	       counter(r, SLED_CTR_LOST_CONTROL) + counter(r, SLED_CTR_UNTRACED) +
-	       counter(r, SLED_CTR_GAPS_LOST) + counter(r, SLED_CTR_GATES_LOST);
+	       counter(r, SLED_CTR_GAPS_LOST) + counter(r, SLED_CTR_GATES_LOST) +
+	       counter(r, SLED_CTR_UNREPAIRED);
 }
 
 static int strict_status(struct record *r, const struct trace_stats *st)

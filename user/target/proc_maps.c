@@ -2,6 +2,7 @@
 /* proc_maps.c: see proc_maps.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,11 +123,15 @@ static int parse_line(pid_t pid, char *line, struct proc_mapping *m)
 		 (int)pid, start, end);
 	m->dev = ((uint64_t)maj << 32) | min;
 	m->ino = ino;
+	m->start = start;
+	m->end = end;
+	m->offset = off;
 	return 1;
 }
 
-int proc_maps__for_each_exec(pid_t pid, int (*fn)(const struct proc_mapping *m, void *ctx),
-			     void *ctx)
+/* Every executable file mapping, or (once) the first of each file. */
+static int walk_exec(pid_t pid, bool once, int (*fn)(const struct proc_mapping *m, void *ctx),
+		     void *ctx)
 {
 	struct proc_mapping *m = malloc(sizeof(*m));
 	struct seen seen = { 0 };
@@ -145,7 +150,7 @@ int proc_maps__for_each_exec(pid_t pid, int (*fn)(const struct proc_mapping *m, 
 		nlines++;
 		if (!parse_line(pid, line, m))
 			continue;
-		ret = seen_add(&seen, m->dev, m->ino);
+		ret = once ? seen_add(&seen, m->dev, m->ino) : 0;
 		if (ret == 1) {
 			ret = 0;
 			continue;
@@ -162,4 +167,16 @@ out:
 	free(seen.ids);
 	free(m);
 	return ret;
+}
+
+int proc_maps__for_each_exec(pid_t pid, int (*fn)(const struct proc_mapping *m, void *ctx),
+			     void *ctx)
+{
+	return walk_exec(pid, true, fn, ctx);
+}
+
+int proc_maps__for_each_exec_mapping(pid_t pid, int (*fn)(const struct proc_mapping *m, void *ctx),
+				     void *ctx)
+{
+	return walk_exec(pid, false, fn, ctx);
 }

@@ -21,9 +21,10 @@ enum proc_state {
 int proc_state(pid_t pid, enum proc_state *state);
 
 struct proc_mapping {
-	char path[4096];    /* as the process sees it (for messages) */
-	char open_path[96]; /* /proc/PID/map_files/START-END */
-	uint64_t dev, ino;  /* identity of the file */
+	char path[4096];	     /* as the process sees it (for messages) */
+	char open_path[96];	     /* /proc/PID/map_files/START-END */
+	uint64_t dev, ino;	     /* identity of the file */
+	uint64_t start, end, offset; /* where it is mapped, and from where in the file */
 };
 
 /* st_dev in the encoding of proc_mapping.dev. */
@@ -37,5 +38,8 @@ int proc_maps__all_stopped(pid_t pid);
  * process is gone (an exited process has no mappings). */
 int proc_maps__for_each_exec(pid_t pid, int (*fn)(const struct proc_mapping *m, void *ctx),
 			     void *ctx);
+/* The same for every executable mapping, a file mapped twice twice. */
+int proc_maps__for_each_exec_mapping(pid_t pid, int (*fn)(const struct proc_mapping *m, void *ctx),
+				     void *ctx);
 
 #endif
