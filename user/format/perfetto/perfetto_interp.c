@@ -4,11 +4,13 @@
  * interned ids are per sequence and field, incremental clocks add deltas
  * in file order, events default to the sequence's track, an END pops the
  * innermost open slice (and is ignored when none is open), nesting beyond
- * 512 is dropped.  Names map to one dense function id per distinct name. */
+ * 512 is dropped.  Names map to one dense function id per distinct name.
+ * A sequence's clocks are perfetto_clock.c's. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/perfetto/perfetto_clock.h"
 #include "format/perfetto/perfetto_ident.h"
 #include "format/perfetto/perfetto_interp.h"
 #include "format/perfetto/perfetto_writer.h"
@@ -17,24 +19,17 @@
 
 #define SEQ_CLEARED 1
 #define SEQ_NEEDS 2
-#define CLOCK_BOOTTIME_ID 6
 
 typedef Perfetto__Protos__TracePacket Packet;
 
-struct seq_clock {
-	bool set, incremental;
-	uint64_t unit, value, ref_value, ref_boot;
-};
-
 struct pr_seq {
 	bool valid;
-	bool has_clock, has_track;
-	uint32_t def_clock;
+	bool has_track;
 	uint64_t def_track;
 	struct u64map names; /* name iid -> function index */
 	struct u64map locs;  /* source location iid -> loc index + 1 */
 	struct perfetto_ident_seq ident;
-	struct seq_clock *clocks; /* 64..127, allocated on first snapshot */
+	struct perfetto_clocks clocks;
 };
 
 struct pr_track {
@@ -134,7 +129,7 @@ static void seq_reset(struct pr_seq *s)
 	u64map__clear(&s->names);
 	u64map__clear(&s->locs);
 	perfetto_ident__seq_reset(&s->ident);
-	free(s->clocks);
+	perfetto_clocks__reset(&s->clocks);
 	*s = (struct pr_seq){ 0 };
 }
 
@@ -283,61 +278,6 @@ static int track_thread(struct perfetto_interp *r, uint64_t uuid, struct fb_thre
 		return err;
 	*out = t->t;
 	return 0;
-}
-
-/* ---- clocks ---- */
-
-static int clock_snapshot(struct pr_seq *s, const Perfetto__Protos__ClockSnapshot *cs)
-{
-	uint64_t ref = 0;
-	bool have_ref = false;
-
-	for (size_t i = 0; i < cs->n_clocks; i++) {
-		uint32_t id = cs->clocks[i]->clock_id;
-
-		if (id == CLOCK_BOOTTIME_ID || (!have_ref && (id < 64 || id > 127))) {
-			ref = cs->clocks[i]->timestamp;
-			have_ref = id == CLOCK_BOOTTIME_ID;
-		}
-	}
-	for (size_t i = 0; i < cs->n_clocks; i++) {
-		const Perfetto__Protos__ClockSnapshot__Clock *c = cs->clocks[i];
-
-		if (c->clock_id < 64 || c->clock_id > 127)
-			continue;
-		if (!s->clocks && !(s->clocks = calloc(64, sizeof(*s->clocks))))
-			return -ENOMEM;
-		s->clocks[c->clock_id - 64] = (struct seq_clock){
-			.set = true,
-			.incremental = c->is_incremental,
-			.unit = c->has_unit_multiplier_ns ? c->unit_multiplier_ns : 1,
-			.value = c->timestamp,
-			.ref_value = c->timestamp,
-			.ref_boot = ref
-		};
-	}
-	return 0;
-}
-
-/* Boot-time ns of a packet's timestamp; false when its clock is
- * undefined here.  Builtin clocks other than BOOTTIME are taken as they
- * are. */
-static bool packet_time(struct pr_seq *s, bool has_clock_id, uint32_t clock_id, uint64_t timestamp,
-			uint64_t *ts)
-{
-	uint32_t id = has_clock_id ? clock_id : s->has_clock ? s->def_clock : CLOCK_BOOTTIME_ID;
-	struct seq_clock *c;
-	uint64_t v;
-
-	if (id < 64 || id > 127) {
-		*ts = timestamp;
-		return true;
-	}
-	if (!s->clocks || !(c = &s->clocks[id - 64])->set)
-		return false;
-	v = c->incremental ? (c->value += timestamp) : timestamp;
-	*ts = c->ref_boot + (v - c->ref_value) * c->unit;
-	return true;
 }
 
 /* ---- events ---- */
@@ -506,7 +446,7 @@ int perfetto_interp__fast_event(struct perfetto_interp *r, const struct perfetto
 		return 0;
 	if ((e->seq_flags & SEQ_NEEDS) && !s->valid)
 		return 1;
-	if (!packet_time(s, e->has_clock_id, e->clock_id, e->timestamp, &ts))
+	if (!perfetto_clocks__time(&s->clocks, e->has_clock_id, e->clock_id, e->timestamp, &ts))
 		return 1;
 	if (!e->has_track_uuid && !s->has_track)
 		return 1;
@@ -531,17 +471,18 @@ int perfetto_interp__packet(struct perfetto_interp *r, const Packet *p)
 	if (p->trace_packet_defaults) {
 		const Perfetto__Protos__TracePacketDefaults *d = p->trace_packet_defaults;
 
-		s->has_clock = d->has_timestamp_clock_id;
-		s->def_clock = d->timestamp_clock_id;
+		s->clocks.has_default = d->has_timestamp_clock_id;
+		s->clocks.default_id = d->timestamp_clock_id;
 		s->has_track = d->track_event_defaults && d->track_event_defaults->has_track_uuid;
 		s->def_track = s->has_track ? d->track_event_defaults->track_uuid : 0;
 	}
 	if ((p->interned_data && (err = intern(r, s, p->interned_data))) ||
-	    (p->clock_snapshot && (err = clock_snapshot(s, p->clock_snapshot))) ||
+	    (p->clock_snapshot &&
+	     (err = perfetto_clocks__snapshot(&s->clocks, p->clock_snapshot))) ||
 	    (p->track_descriptor && (err = track_desc(r, p->track_descriptor))))
 		return err;
-	if (p->has_timestamp &&
-	    !packet_time(s, p->has_timestamp_clock_id, p->timestamp_clock_id, p->timestamp, &ts))
+	if (p->has_timestamp && !perfetto_clocks__time(&s->clocks, p->has_timestamp_clock_id,
+						       p->timestamp_clock_id, p->timestamp, &ts))
 		return 0;
 	/* An event without a time cannot be placed: trace_processor drops it. */
 	if (p->track_event && !p->has_timestamp)
