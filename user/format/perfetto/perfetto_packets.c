@@ -262,6 +262,61 @@ void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t delta)
 	b->len = (size_t)(pbuf__put_close(m, p) - b->p);
 }
 
+void pkt_state_track(struct pbuf *b, uint32_t seq, uint32_t thread_index)
+{
+	size_t m = open_packet(b), td;
+
+	pbuf__uint_set(b, TP_SEQ_ID, seq);
+	td = pbuf__open(b, TP_TRACK_DESCRIPTOR);
+	pbuf__uint_set(b, 1, PERFETTO_STATE_UUID(thread_index));
+	pbuf__str(b, 2, PERFETTO_STATE_TRACK);
+	pbuf__uint_set(b, 5, PERFETTO_THREAD_UUID(thread_index)); /* parent_uuid */
+	pbuf__close(b, td);
+	pbuf__close(b, m);
+}
+
+/* Switches are far fewer than calls: plain encoding, in pkt_begin's field
+ * order. */
+void pkt_state_begin(struct pbuf *b, uint32_t seq, uint32_t thread_index, enum thread_state state,
+		     const char *name, uint64_t ts, bool boot)
+{
+	size_t m = open_packet(b), te, id, en;
+
+	pbuf__uint_set(b, TP_SEQ_ID, seq);
+	pbuf__uint_set(b, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
+	te = pbuf__open(b, TP_TRACK_EVENT);
+	pbuf__uint_set(b, TE_TYPE, TYPE_SLICE_BEGIN);
+	pbuf__uint_set(b, TE_NAME_IID, PERFETTO_STATE_IID(state));
+	pbuf__uint_set(b, TE_TRACK_UUID, PERFETTO_STATE_UUID(thread_index));
+	pbuf__close(b, te);
+	if (name) {
+		id = pbuf__open(b, TP_INTERNED_DATA);
+		en = pbuf__open(b, ID_EVENT_NAMES);
+		pbuf__uint_set(b, 1, PERFETTO_STATE_IID(state));
+		pbuf__str(b, 2, name);
+		pbuf__close(b, en);
+		pbuf__close(b, id);
+	}
+	pbuf__uint_set(b, TP_TIMESTAMP, ts);
+	if (boot)
+		pbuf__uint_set(b, TP_TIMESTAMP_CLOCK_ID, CLOCK_BOOTTIME_ID);
+	pbuf__close(b, m);
+}
+
+void pkt_state_end(struct pbuf *b, uint32_t seq, uint32_t thread_index, uint64_t delta)
+{
+	size_t m = open_packet(b), te;
+
+	pbuf__uint_set(b, TP_SEQ_ID, seq);
+	pbuf__uint_set(b, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
+	te = pbuf__open(b, TP_TRACK_EVENT);
+	pbuf__uint_set(b, TE_TYPE, TYPE_SLICE_END);
+	pbuf__uint_set(b, TE_TRACK_UUID, PERFETTO_STATE_UUID(thread_index));
+	pbuf__close(b, te);
+	pbuf__uint_set(b, TP_TIMESTAMP, delta);
+	pbuf__close(b, m);
+}
+
 static void uint_ann(struct pbuf *b, const char *name, uint64_t v)
 {
 	size_t a = pbuf__open(b, TE_DEBUG_ANNOTATIONS);

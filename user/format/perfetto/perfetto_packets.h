@@ -54,6 +54,15 @@ void pkt_identity(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_f
 void pkt_begin(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_func *f, bool intern,
 	       uint64_t delta);
 void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t delta);
+/* The thread's state track, a child of its thread track. */
+void pkt_state_track(struct pbuf *b, uint32_t seq, uint32_t thread_index);
+/* A slice of state begins on the thread's state track; name: the state's
+ * name, on its first use on the sequence, else NULL.  ts is a delta on the
+ * sequence's clock, or BOOTTIME ns when boot is set. */
+void pkt_state_begin(struct pbuf *b, uint32_t seq, uint32_t thread_index, enum thread_state state,
+		     const char *name, uint64_t ts, bool boot);
+/* The open slice of the state track ends, delta after the previous event. */
+void pkt_state_end(struct pbuf *b, uint32_t seq, uint32_t thread_index, uint64_t delta);
 /* INSTANT events on the sledtrace track at ts. */
 void pkt_elided(struct pbuf *b, uint64_t ts, const struct pkt_elided *e, const struct pkt_func *f,
 		const struct pkt_object *o);

@@ -124,6 +124,7 @@ struct pw_seq *pw_seq_get(struct perfetto_writer *w, const struct trace_thread *
 		return NULL;
 	}
 	s->seq_id = w->seq_ids++ + PERFETTO_META_SEQ + 1;
+	s->thread_index = th->index;
 	return w->seqs[th->index] = s;
 }
 
@@ -165,7 +166,7 @@ struct pw_seq *pw_seq_start(struct perfetto_writer *w, const struct trace_thread
 	if (!s || s->started)
 		return s;
 	s->started = true;
-	s->last_ts = ts;
+	s->first_ts = s->last_ts = ts;
 	before = s->pending.len;
 	pkt_seq_start(&s->pending, s->seq_id, th->index, ts);
 	if (pw_seq_appended(w, s, before) || describe_process(w, th))
@@ -240,5 +241,45 @@ int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, bool in
 	size_t before = s->pending.len;
 
 	pkt_end(&s->pending, s->seq_id, inferred, advance(s, ts));
+	return pw_seq_appended(w, s, before);
+}
+
+/* The name of state on its first use on s, else NULL (interned already). */
+static const char *state_name_once(struct pw_seq *s, enum thread_state state)
+{
+	if (s->states_named >> state & 1)
+		return NULL;
+	s->states_named |= (uint8_t)(1u << state);
+	return thread_state_names[state];
+}
+
+/* The state track exists only for a thread that switched, which is known
+ * at its first switch: its first slice is written then, with the time of
+ * the thread's first event, on the boot clock, which (unlike the
+ * sequence's incremental one) may go back. */
+int pw_seq_state(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, enum thread_state state)
+{
+	size_t before = s->pending.len;
+
+	if (!s->states_open) {
+		s->states_open = true;
+		pkt_state_track(&s->pending, s->seq_id, s->thread_index);
+		pkt_state_begin(&s->pending, s->seq_id, s->thread_index, THREAD_RUNNING,
+				state_name_once(s, THREAD_RUNNING), s->first_ts, true);
+	}
+	pkt_state_end(&s->pending, s->seq_id, s->thread_index, advance(s, ts));
+	pkt_state_begin(&s->pending, s->seq_id, s->thread_index, state, state_name_once(s, state),
+			advance(s, ts), false);
+	return pw_seq_appended(w, s, before);
+}
+
+int pw_seq_states_end(struct perfetto_writer *w, struct pw_seq *s)
+{
+	size_t before = s->pending.len;
+
+	if (!s->states_open)
+		return 0;
+	s->states_open = false;
+	pkt_state_end(&s->pending, s->seq_id, s->thread_index, 0);
 	return pw_seq_appended(w, s, before);
 }

@@ -179,6 +179,22 @@ static int pw_leave(void *ctx, const struct trace_thread *th, const struct frame
 	return pw_seq_end(w, s, end_ns, how == FRAME_INFERRED);
 }
 
+static int pw_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum thread_state state)
+{
+	struct perfetto_writer *w = ctx;
+	struct pw_seq *s;
+
+	if (w->err)
+		return w->err;
+	if ((unsigned)state >= THREAD_NSTATES)
+		return -EINVAL;
+	if (ts > w->max_ts)
+		w->max_ts = ts;
+	if (!(s = pw_seq_ready(w, th, ts)))
+		return w->err;
+	return pw_seq_state(w, s, ts, state);
+}
+
 static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
 		     uint64_t total_ns)
 {
@@ -187,7 +203,8 @@ static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uin
 	return w->err ? w->err : add_elided(w, th, fid, calls, total_ns);
 }
 
-/* The thread is over: its last chunk goes out and its buffers go. */
+/* The thread is over: its state slice ends at its last event, its last
+ * chunk goes out and its buffers go. */
 static int pw_thread_end(void *ctx, const struct trace_thread *th)
 {
 	struct perfetto_writer *w = ctx;
@@ -195,7 +212,7 @@ static int pw_thread_end(void *ctx, const struct trace_thread *th)
 
 	if (w->err || !s)
 		return w->err;
-	if (s->started)
+	if (s->started && !pw_seq_states_end(w, s))
 		pw_seq_flush(w, s, true);
 	pw_seq_free(s);
 	w->seqs[th->index] = NULL;
@@ -245,7 +262,7 @@ static int pw_finish(void *ctx)
 		return w->err ? w->err : -EALREADY;
 	w->finished = true;
 	for (size_t i = 0; i < w->nseqs && !w->err; i++)
-		if (w->seqs[i])
+		if (w->seqs[i] && !pw_seq_states_end(w, w->seqs[i]))
 			pw_seq_flush(w, w->seqs[i], true);
 	for (size_t i = 0; i < w->nelided && !w->err; i++)
 		if (w->elided[i].fid < w->nfuncs && w->funcs[w->elided[i].fid].pk.name)
@@ -270,6 +287,7 @@ static const struct frame_sink_ops pw_ops = {
 	.gap = pw_gap,
 	.finish = pw_finish,
 	.thread_end = pw_thread_end,
+	.sched = pw_sched,
 };
 
 struct frame_sink perfetto_writer__sink(struct perfetto_writer *w)

@@ -3,7 +3,8 @@
  * byte sink (a file, or a gzip stream onto one).  One packet sequence per
  * traced thread, packets batched per
  * sequence into zlib-compressed chunks, frames deeper than a cap counted
- * ("elided") instead of written, the drop statistics written last.
+ * ("elided") instead of written, the threads' states on tracks of their
+ * own, the drop statistics written last.
  * The constants below are the contract with perfetto_reader.c. */
 #ifndef SLEDTRACE_PERFETTO_WRITER_H
 #define SLEDTRACE_PERFETTO_WRITER_H
@@ -32,6 +33,14 @@
  * process_index and index), so a reused pid or tid gets a track of its own. */
 #define PERFETTO_PROCESS_UUID(process_index) (((uint64_t)1 << 32) | (uint32_t)(process_index))
 #define PERFETTO_THREAD_UUID(thread_index) (((uint64_t)2 << 32) | (uint32_t)(thread_index))
+/* A thread's states (frames.h, enum thread_state), when a scheduler switch
+ * was recorded for it: a child track of its thread track, on the thread's
+ * sequence, one slice per state named as thread_state_names.  The first
+ * slice is the thread running from its first event; every later one
+ * begins at a switch.  The names' iids lie above every function id. */
+#define PERFETTO_STATE_TRACK "state"
+#define PERFETTO_STATE_UUID(thread_index) (((uint64_t)4 << 32) | (uint32_t)(thread_index))
+#define PERFETTO_STATE_IID(state) (((uint64_t)1 << 32) + (uint32_t)(state))
 
 /* The stats are written under the model's field names (model/trace_stats.h).
  * Old spelling, kept for code written against it: */

@@ -26,11 +26,15 @@ struct pw_func {
 /* One traced thread = one packet sequence. */
 struct pw_seq {
 	uint32_t seq_id;
+	uint32_t thread_index;
 	uint64_t objs_interned; /* bit per object index (< 64) sent here */
 	bool started;
-	uint64_t last_ts;    /* running value of the incremental clock */
-	struct pbuf pending; /* framed packets not yet written */
-	uint8_t *interned;   /* bit per fid: name (and location) sent here */
+	bool states_open;     /* the state track is described, a slice of it open */
+	uint8_t states_named; /* bit per thread_state whose name was sent here */
+	uint64_t first_ts;    /* the thread's first event, where its states begin */
+	uint64_t last_ts;     /* running value of the incremental clock */
+	struct pbuf pending;  /* framed packets not yet written */
+	uint8_t *interned;    /* bit per fid: name (and location) sent here */
 	size_t interned_bytes;
 };
 
@@ -84,6 +88,12 @@ static inline bool pw_seq_knows(const struct pw_seq *s, uint32_t fid)
 /* A slice of fid begins on s at ts; fid's file and line must be final. */
 int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid, uint64_t ts);
 int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, bool inferred);
+/* The thread is in state from ts on: its open state slice ends and one of
+ * state begins (the first time, the state track is described and its
+ * first slice, running, begins at the thread's first event). */
+int pw_seq_state(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, enum thread_state state);
+/* The open state slice, if any, ends at the sequence's last event. */
+int pw_seq_states_end(struct perfetto_writer *w, struct pw_seq *s);
 /* Packets from `before` on were appended to s->pending. */
 int pw_seq_appended(struct perfetto_writer *w, struct pw_seq *s, size_t before);
 /* Writes out s's pending packets (release: and frees its buffer). */
