@@ -5,7 +5,8 @@
  * in file order, events default to the sequence's track, an END pops the
  * innermost open slice (and is ignored when none is open), nesting beyond
  * 512 is dropped.  Names map to one dense function id per distinct name.
- * A sequence's clocks are perfetto_clock.c's. */
+ * A sequence's clocks are perfetto_clock.c's; the slices of a thread's
+ * state track are switches (perfetto_states.c), not calls. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "format/perfetto/perfetto_clock.h"
 #include "format/perfetto/perfetto_ident.h"
 #include "format/perfetto/perfetto_interp.h"
+#include "format/perfetto/perfetto_states.h"
 #include "format/perfetto/perfetto_writer.h"
 #include "model/trace_stats.h"
 #include "util/u64map.h"
@@ -62,6 +64,7 @@ struct perfetto_interp {
 	struct pr_loc *locs;
 	size_t nseqs, ntracks, nprocs, nfuncs, nlocs;
 	struct perfetto_ident *ident;
+	struct perfetto_states *states;
 	struct frame_builder *fb;
 	struct trace_stats stats;
 	uint64_t inferred_ends; /* END events marked exit_inferred */
@@ -226,7 +229,8 @@ static int track_desc(struct perfetto_interp *r, const Perfetto__Protos__TrackDe
 	struct pr_track *t;
 	int err;
 
-	if (td->process && (err = process_desc(r, td->process)))
+	if ((td->process && (err = process_desc(r, td->process))) ||
+	    (err = perfetto_states__describe(r->states, td)))
 		return err;
 	if (td->uuid == PERFETTO_META_UUID && td->name && !strcmp(td->name, PERFETTO_META_TRACK))
 		r->saw_meta = true;
@@ -385,9 +389,28 @@ static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_th
 	return frame_builder__enter(r->fb, t, (uint32_t)idx + 1, ts, 0);
 }
 
-/* A slice begin or end on a thread track.  ev holds the event's fields
- * (from the full packet or the reader's fast path); name is the inline
- * name when there is one. */
+/* A slice on a thread's state track: its begin is a switch.  Events on
+ * other tracks that are not thread tracks are ignored. */
+static int state_event(struct perfetto_interp *r, struct pr_seq *s,
+		       const struct perfetto_fast_event *ev, const char *name, uint64_t uuid,
+		       uint64_t ts)
+{
+	uint64_t owner = perfetto_states__owner(r->states, uuid), idx;
+	struct fb_thread *t;
+	int err;
+
+	if (!owner || ev->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN)
+		return 0;
+	if ((err = track_thread(r, owner, &t)) || !t)
+		return err;
+	if (!name && ev->has_name_iid && u64map__get(&s->names, ev->name_iid, &idx))
+		name = r->funcs[idx].name;
+	return perfetto_states__begin(r->states, r->fb, t, uuid, name, ts);
+}
+
+/* A slice begin or end on a thread track, or on a thread's state track.
+ * ev holds the event's fields (from the full packet or the reader's fast
+ * path); name is the inline name when there is one. */
 static int slice_event(struct perfetto_interp *r, struct pr_seq *s,
 		       const struct perfetto_fast_event *ev, const char *name, uint64_t uuid,
 		       uint64_t ts)
@@ -398,8 +421,10 @@ static int slice_event(struct perfetto_interp *r, struct pr_seq *s,
 	if (ev->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN &&
 	    ev->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END)
 		return 0;
-	if ((err = track_thread(r, uuid, &t)) || !t)
+	if ((err = track_thread(r, uuid, &t)))
 		return err;
+	if (!t)
+		return state_event(r, s, ev, name, uuid, ts);
 	if (ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN)
 		return slice_begin(r, s, t, ev, name, ts);
 	if (!frame_builder__depth(t))
@@ -494,8 +519,10 @@ struct perfetto_interp *perfetto_interp__new(const struct frame_sink *sink)
 {
 	struct perfetto_interp *r = calloc(1, sizeof(*r));
 
-	if (r && (!(r->fb = frame_builder__new(sink)) || !(r->ident = perfetto_ident__new()))) {
+	if (r && (!(r->fb = frame_builder__new(sink)) || !(r->ident = perfetto_ident__new()) ||
+		  !(r->states = perfetto_states__new()))) {
 		frame_builder__free(r->fb);
+		perfetto_ident__free(r->ident);
 		free(r);
 		r = NULL;
 	}
@@ -535,6 +562,7 @@ void perfetto_interp__free(struct perfetto_interp *r)
 	for (size_t i = 0; i < r->nlocs; i++)
 		free(r->locs[i].file);
 	perfetto_ident__free(r->ident);
+	perfetto_states__free(r->states);
 	free(r->seqs);
 	free(r->tracks);
 	free(r->procs);
