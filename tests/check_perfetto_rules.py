@@ -10,7 +10,16 @@ names and source locations are defined before use and never redefined; an
 incremental clock has a ClockSnapshot first; every event's track is
 described; slices nest at most 512 deep, no END without a BEGIN, none left
 open; and the slice count equals the trace's call count per function.
-Usage: check_perfetto_rules.py SLEDTRACE FIXTURE [ARGS...]"""
+Thread states: a state track is a child of a thread track, described and
+used on that thread's sequence; its slices do not overlap, go in time
+order and are named by the known states; the first is Running from the
+thread's first event, the last ends at its last event, and every later
+one is a switch: their number is the trace's `switches`, and a track
+exists only for a thread with one.
+Usage: check_perfetto_rules.py [--record-arg=ARG]... [--sleeping=N|none]
+                               SLEDTRACE FIXTURE [ARGS...]
+--sleeping=N: at least N Sleeping slices; none: no state track at all."""
+import argparse
 import collections
 import os
 import subprocess
@@ -24,6 +33,9 @@ from check_counts import get_stats  # noqa: E402  (one stats parser)
 CLEARED, NEEDS_STATE = 1, 2
 BEGIN, END = 1, 2
 MAX_DEPTH = 512
+BOOTTIME, SEQ_CLOCK = 6, 64
+STATE_TRACK = "state"
+STATES = {"Running", "Runnable", "Sleeping", "Uninterruptible Sleep", "Stopped"}
 
 
 class Bad(Exception):
@@ -81,6 +93,16 @@ class Sequence:
         self.default_track = None
         self.default_clock = None
         self.time = 0
+        self.first_ts = self.last_ts = None
+
+
+class StateTrack:
+    def __init__(self, seq_id, parent):
+        self.seq_id, self.parent = seq_id, parent
+        self.names = []  # of the slices, in order
+        self.open_since = None
+        self.last_end = None
+        self.end_is_last = False
 
 
 class Checker:
@@ -90,6 +112,7 @@ class Checker:
         self.used_tracks = set()
         self.open = collections.defaultdict(list)
         self.slices = collections.Counter()
+        self.states = {}  # state track uuid -> StateTrack
         self.npackets = 0
 
     def packet(self, buf):
@@ -104,7 +127,8 @@ class Checker:
         self.npackets += 1
         if 10 not in p:
             raise Bad("packet without trusted_packet_sequence_id: fields %s" % sorted(p))
-        seq = self.seqs[p[10][0]]
+        seq_id = p[10][0]
+        seq = self.seqs[seq_id]
         flags = p[13][0] if 13 in p else 0
         if flags & CLEARED:
             seq.__init__()
@@ -113,26 +137,48 @@ class Checker:
             raise Bad("sequence %d uses incremental state before clearing it" % p[10][0])
         if 6 in p:
             clocks = [msg(c) for c in msg(p[6][0])[1]]
-            seq.clock_ok = any(c[1][0] == 64 and c.get(3, [0])[0] for c in clocks)
+            seq.clock_ok = any(c[1][0] == SEQ_CLOCK and c.get(3, [0])[0] for c in clocks)
+            seq.time = next((c[2][0] for c in clocks if c[1][0] == SEQ_CLOCK), 0)
         if 59 in p:
             d = msg(p[59][0])
             if 11 in d:
                 seq.default_track = msg(d[11][0]).get(11, [None])[0]
             seq.default_clock = d.get(58, [None])[0]
-            if seq.default_clock == 64 and not seq.clock_ok:
+            if seq.default_clock == SEQ_CLOCK and not seq.clock_ok:
                 raise Bad("clock 64 used as default before its ClockSnapshot")
         if 12 in p:
             self.interned(seq, msg(p[12][0]))
         if 60 in p:
-            td = msg(p[60][0])
-            self.tracks[td[1][0]] = td
+            self.describe(seq_id, seq, msg(p[60][0]))
         clock = p[58][0] if 58 in p else seq.default_clock
-        if 8 in p and clock == 64:
+        ts = None
+        if 8 in p and clock == SEQ_CLOCK:
             if not seq.clock_ok:
                 raise Bad("incremental timestamp on a sequence without its ClockSnapshot")
             seq.time += p[8][0]
+            ts = seq.time
+        elif 8 in p and clock in (None, BOOTTIME):
+            ts = p[8][0]
+        if ts is not None:
+            seq.first_ts = ts if seq.first_ts is None else seq.first_ts
+            seq.last_ts = ts if seq.last_ts is None else max(seq.last_ts, ts)
         if 11 in p:
-            self.event(seq, msg(p[11][0]))
+            self.event(seq_id, seq, msg(p[11][0]), ts)
+
+    def describe(self, seq_id, seq, td):
+        uuid = td[1][0]
+        if uuid in self.tracks:
+            raise Bad("track %#x described twice" % uuid)
+        self.tracks[uuid] = td
+        if 2 not in td or bytes(td[2][0]).decode() != STATE_TRACK or 4 in td:
+            return
+        parent = td.get(5, [None])[0]
+        if parent not in self.tracks or 4 not in self.tracks[parent]:
+            raise Bad("state track %#x: its parent %s is no thread track described before it"
+                      % (uuid, parent))
+        if seq.default_track != parent:
+            raise Bad("state track %#x is not on its thread's sequence" % uuid)
+        self.states[uuid] = StateTrack(seq_id, parent)
 
     def interned(self, seq, d):
         for field, table in ((2, seq.names), (4, seq.locations)):
@@ -143,10 +189,12 @@ class Checker:
                     raise Bad("interned iid %d (field %d) is 0 or redefined" % (iid, field))
                 table[iid] = bytes(e[2][0]).decode() if field == 2 else e
 
-    def event(self, seq, ev):
+    def event(self, seq_id, seq, ev, ts):
         track = ev.get(11, [seq.default_track])[0]
         self.used_tracks.add(track)
         kind = ev.get(9, [0])[0]
+        if track in self.states:
+            return self.state_event(self.states[track], seq_id, seq, ev, kind, ts)
         stack = self.open[track]
         if kind == BEGIN:
             iid = ev.get(10, [0])[0]
@@ -162,10 +210,40 @@ class Checker:
                 raise Bad("END with no open slice on track %#x" % track)
             self.slices[stack.pop()] += 1
 
+    def state_event(self, st, seq_id, seq, ev, kind, ts):
+        if seq_id != st.seq_id:
+            raise Bad("state of track %#x on sequence %d, not its thread's" % (st.parent, seq_id))
+        if ts is None:
+            raise Bad("state event without a time")
+        if kind == BEGIN:
+            name = seq.names.get(ev.get(10, [0])[0])
+            if name not in STATES:
+                raise Bad("state slice named %r, not a known state" % name)
+            if st.open_since is not None:
+                raise Bad("state slices overlap on track of %#x" % st.parent)
+            if not st.names and (name != "Running" or ts != seq.first_ts):
+                raise Bad("the first state slice is %s at %d, not Running at the thread's "
+                          "first event (%d)" % (name, ts, seq.first_ts))
+            if st.last_end is not None and ts < st.last_end:
+                raise Bad("state slice begins at %d, before the previous one ended (%d)"
+                          % (ts, st.last_end))
+            st.names.append(name)
+            st.open_since = ts
+        elif kind == END:
+            if st.open_since is None or ts < st.open_since:
+                raise Bad("state END without a slice open before it, track of %#x" % st.parent)
+            st.open_since, st.last_end = None, ts
+            st.end_is_last = ts == seq.last_ts
+
     def finish(self):
         for t in self.used_tracks:
             if t not in self.tracks:
                 raise Bad("events on track %#x, which no TrackDescriptor describes" % t)
+        for st in self.states.values():
+            if st.open_since is not None or len(st.names) < 2:
+                raise Bad("state track of %#x left open or without a switch" % st.parent)
+            if not st.end_is_last:
+                raise Bad("the states of %#x end before the thread's last event" % st.parent)
         left = {t: s for t, s in self.open.items() if s}
         if left:
             raise Bad("slices left open: %s" % {hex(t): len(s) for t, s in left.items()})
@@ -176,11 +254,32 @@ class Checker:
                 raise Bad("thread descriptor without pid and tid")
 
 
+def check_states(c, stats, sleeping):
+    """The switches the trace counts are the state slices after each first."""
+    switches = sum(len(st.names) - 1 for st in c.states.values())
+    asleep = sum(st.names.count("Sleeping") for st in c.states.values())
+    print("%d state tracks, %d switches (stats: %d), %d Sleeping slices"
+          % (len(c.states), switches, stats["switches"], asleep))
+    if switches != stats["switches"]:
+        sys.exit("the state slices hold %d switches, the stats %d"
+                 % (switches, stats["switches"]))
+    if sleeping == "none" and c.states:
+        sys.exit("state tracks in a trace that should have none")
+    if sleeping not in (None, "none") and asleep < int(sleeping):
+        sys.exit("%d Sleeping slices, expected at least %s" % (asleep, sleeping))
+
+
 def main():
-    sledtrace, cmd = os.path.abspath(sys.argv[1]), sys.argv[2:]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--record-arg", action="append", default=[])
+    ap.add_argument("--sleeping")
+    ap.add_argument("sledtrace")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    args = ap.parse_args()
+    sledtrace, cmd = os.path.abspath(args.sledtrace), args.cmd
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "t.pftrace")
-        subprocess.run([sledtrace, "record", "-q", "-o", trace, "--"] + cmd,
+        subprocess.run([sledtrace, "record", "-q", "-o", trace] + args.record_arg + ["--"] + cmd,
                        stdout=subprocess.DEVNULL, check=False)
         report = subprocess.run([sledtrace, "report", "--format=tsv", trace], check=True,
                                 capture_output=True, text=True).stdout
@@ -206,6 +305,7 @@ def main():
     if set(c.slices) - set(calls) or any(n < 0 for n in deep.values()) \
             or sum(deep.values()) != capped:
         sys.exit("slices and the report's calls disagree: %s" % deep)
+    check_states(c, stats, args.sleeping)
 
 
 if __name__ == "__main__":
