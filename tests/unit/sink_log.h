@@ -6,6 +6,7 @@
  *   < <index> <depth> <fid> @<begin>-<end> <how>       leave()
  *   E <index>                                          thread_end()
  *   X <index> <fid> <calls> <total_ns>                 elided()
+ *   W <index> <state> @<ts>                            sched()
  *   S <field>=<n>... (non-zero fields only)            stats()
  *   F                                                  finish() */
 #ifndef SLEDTRACE_TEST_SINK_LOG_H
@@ -74,6 +75,12 @@ static int log_elided(void *ctx, const struct trace_thread *th, uint32_t fid, ui
 	return 0;
 }
 
+static int log_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum thread_state state)
+{
+	log_add(ctx, "W %u %s @%" PRIu64 "\n", th->index, thread_state_names[state], ts);
+	return 0;
+}
+
 static int log_stats(void *ctx, const struct trace_stats *st)
 {
 	struct sink_log *l = ctx;
@@ -102,6 +109,7 @@ static const struct frame_sink_ops sink_log_ops = {
 	.stats = log_stats,
 	.finish = log_finish,
 	.thread_end = log_thread_end,
+	.sched = log_sched,
 };
 
 static inline struct frame_sink sink_log__sink(struct sink_log *l)

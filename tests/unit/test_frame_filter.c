@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* test_frame_filter.c: --max-depth and --min-duration as a frame_sink on
  * hand-made streams: exactly which frames pass, in which order and at
- * which depth, and the exact counts added to the stats. */
+ * which depth, and the exact counts added to the stats; every scheduler
+ * switch passes, in time order with the frames that pass. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,12 +158,94 @@ static void test_threads_and_both_limits(void **state)
 			    "F\n");
 }
 
+static void sw(struct rig *r, struct fb_thread *t, enum thread_state s, uint64_t ts)
+{
+	assert_int_equal(frame_builder__sched(r->fb, t, ts, s), 0);
+}
+
+/* min 10 ns: switches that come while a frame is pending wait for it to
+ * pass (a, c) or be dropped (b, d), then go on in time order; those that
+ * come while nothing is pending go on at once. */
+static void test_switches_min_duration(void **state)
+{
+	struct rig r;
+	struct trace_stats st = { 0 };
+	struct fb_thread *t;
+
+	(void)state;
+	rig_open(&r, 0, 10);
+	assert_int_equal(frame_builder__thread(r.fb, 1, 1, "t", "p", NULL, &t), 0);
+	enter(&r, t, 1, 0);
+	sw(&r, t, THREAD_SLEEPING, 2);
+	sw(&r, t, THREAD_RUNNING, 8);
+	enter(&r, t, 2, 9);
+	leave(&r, t, 12); /* b: 3 ns, dropped; a passes (12 ns so far) */
+	sw(&r, t, THREAD_SLEEPING, 15);
+	sw(&r, t, THREAD_RUNNING, 20);
+	enter(&r, t, 3, 21);
+	sw(&r, t, THREAD_RUNNABLE, 22);
+	sw(&r, t, THREAD_RUNNING, 23);
+	leave(&r, t, 40);
+	leave(&r, t, 50);
+	enter(&r, t, 4, 60);
+	sw(&r, t, THREAD_BLOCKED, 61);
+	assert_int_equal(frame_builder__end_thread(r.fb, t, 65), 0);
+	rig_close(&r, &st);
+	assert_string_equal(r.log.buf,
+			    "T 0 1/1 p0 t\n"
+			    "> 0 1 1 @0\n"
+			    "W 0 Sleeping @2\n"
+			    "W 0 Running @8\n"
+			    "W 0 Sleeping @15\n"
+			    "W 0 Running @20\n"
+			    "> 0 2 3 @21\n"
+			    "W 0 Runnable @22\n"
+			    "W 0 Running @23\n"
+			    "< 0 2 3 @21-40 ret\n"
+			    "< 0 1 1 @0-50 ret\n"
+			    "W 0 Uninterruptible Sleep @61\n"
+			    "E 0\n"
+			    "S unfinished=1 short_dropped=2 probe_cost_ns=3\n"
+			    "F\n");
+}
+
+/* max depth 1 alone: nothing is ever pending, so a switch inside a call
+ * too deep to pass goes on at once. */
+static void test_switches_max_depth(void **state)
+{
+	struct rig r;
+	struct trace_stats st = { 0 };
+	struct fb_thread *t;
+
+	(void)state;
+	rig_open(&r, 1, 0);
+	assert_int_equal(frame_builder__thread(r.fb, 1, 1, "t", "p", NULL, &t), 0);
+	enter(&r, t, 1, 0);
+	enter(&r, t, 2, 1);
+	sw(&r, t, THREAD_STOPPED, 2);
+	sw(&r, t, THREAD_RUNNING, 3);
+	leave(&r, t, 4);
+	leave(&r, t, 5);
+	rig_close(&r, &st);
+	assert_string_equal(r.log.buf,
+			    "T 0 1/1 p0 t\n"
+			    "> 0 1 1 @0\n"
+			    "W 0 Stopped @2\n"
+			    "W 0 Running @3\n"
+			    "< 0 1 1 @0-5 ret\n"
+			    "E 0\n"
+			    "S max_depth_dropped=1 probe_cost_ns=3\n"
+			    "F\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_max_depth),
 		cmocka_unit_test(test_min_duration),
 		cmocka_unit_test(test_threads_and_both_limits),
+		cmocka_unit_test(test_switches_min_duration),
+		cmocka_unit_test(test_switches_max_depth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,8 +7,12 @@
  * has lasted min_duration - proven by any later event of its thread - and
  * is then passed on, or it ends sooner and is dropped.  A caller always
  * lasts at least as long as its callees, so pending frames are always the
- * top of a stack and everything passed on stays properly nested.  Memory
- * is one counter per thread. */
+ * top of a stack and everything passed on stays properly nested.
+ * Scheduler switches (sched) all pass, in time order with the frames: one
+ * that comes while a frame is pending is held until that frame is passed
+ * on or dropped.  Memory is a counter per thread, and the switches held
+ * (those since the oldest pending frame began, until the thread's next
+ * call or return decides it). */
 #ifndef SLEDTRACE_FRAME_FILTER_H
 #define SLEDTRACE_FRAME_FILTER_H
 
