@@ -8,7 +8,8 @@
  * thread whose first event is a switch, one that never switches (no state
  * track: on-CPU equals wall time), switches inside calls deeper than the
  * writer writes, a switch older than the thread's last event, a tid reused
- * by a second thread, and a thread that ends asleep inside its calls. */
+ * by a second thread, and a thread that ends asleep inside its calls;
+ * and the same behind record's --min-duration filter. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 
 #include "format/perfetto/perfetto_reader.h"
 #include "format/perfetto/perfetto_writer.h"
+#include "model/frame_filter.h"
 #include "model/frames.h"
 
 #define MAXREC 8192
@@ -76,6 +78,16 @@ static int l_leave(void *ctx, const struct trace_thread *th, const struct frame 
 	return 0;
 }
 
+/* The filter passes enters on, and wants a sink to take them. */
+static int l_enter(void *ctx, const struct trace_thread *th, const struct frame *st, uint32_t d)
+{
+	(void)ctx;
+	(void)th;
+	(void)st;
+	(void)d;
+	return 0;
+}
+
 static int l_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum thread_state state)
 {
 	struct rec *r = add(ctx, 'S', th);
@@ -102,6 +114,7 @@ static int l_stats(void *ctx, const struct trace_stats *st)
 
 static const struct frame_sink_ops log_ops = {
 	.function = l_function,
+	.enter = l_enter,
 	.leave = l_leave,
 	.sched = l_sched,
 	.stats = l_stats,
@@ -194,7 +207,24 @@ static void generate(const struct frame_sink *sink)
 	frame_builder__free(fb);
 }
 
-static void write_trace(const char *path, const struct perfetto_writer_opts *o)
+/* The stream into down, through a --min-duration filter when min_ns. */
+static void play(const struct frame_sink *down, uint64_t min_ns)
+{
+	struct frame_filter_opts fo = { .min_duration_ns = min_ns };
+	struct frame_filter *ff;
+	struct frame_sink up;
+
+	if (!min_ns) {
+		generate(down);
+		return;
+	}
+	assert_int_equal(frame_filter__new(down, &fo, &ff), 0);
+	up = frame_filter__sink(ff);
+	generate(&up);
+	frame_filter__free(ff);
+}
+
+static void write_trace(const char *path, const struct perfetto_writer_opts *o, uint64_t min_ns)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	struct perfetto_writer *w;
@@ -203,7 +233,7 @@ static void write_trace(const char *path, const struct perfetto_writer_opts *o)
 	assert_true(fd >= 0);
 	assert_int_equal(perfetto_writer__new(byte_sink__fd(fd), o, &w), 0);
 	sink = perfetto_writer__sink(w);
-	generate(&sink);
+	play(&sink, min_ns);
 	perfetto_writer__free(w);
 	close(fd);
 }
@@ -274,7 +304,18 @@ static size_t count(const struct log *l, char kind)
 	return n;
 }
 
-static void roundtrip(const struct perfetto_writer_opts *o)
+/* The leaves of thread who's calls of what. */
+static size_t calls_of(const struct log *l, const char *who, const char *what)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < l->n; k++)
+		n += l->r[k].kind == 'L' && !strcmp(l->r[k].who, who) &&
+		     !strcmp(l->r[k].what, what);
+	return n;
+}
+
+static void roundtrip(const struct perfetto_writer_opts *o, uint64_t min_ns)
 {
 	char path[] = "/tmp/sledtrace-states-XXXXXX";
 	struct log *want = calloc(1, sizeof(*want)), *got = calloc(1, sizeof(*got));
@@ -284,8 +325,8 @@ static void roundtrip(const struct perfetto_writer_opts *o)
 	assert_true(fd >= 0 && want && got);
 	close(fd);
 	want->drop_deep = true;
-	generate(&ref);
-	write_trace(path, o);
+	play(&ref, min_ns);
+	write_trace(path, o, min_ns);
 	read_trace(path, got);
 	same_per_thread(want, got);
 	/* what the stream implies, not just agreement */
@@ -293,9 +334,12 @@ static void roundtrip(const struct perfetto_writer_opts *o)
 	assert_int_equal(count(got, 'S'), got->switches);
 	assert_int_equal(frame_at(got, "11/a", 1100)->cpu, 200);  /* nap: 3200 wall */
 	assert_int_equal(frame_at(got, "11/a", 1000)->cpu, 1000); /* main: 4000 wall */
-	assert_int_equal(frame_at(got, "12/b", 5100)->cpu, 300);  /* runs 5600..5900 */
-	assert_int_equal(frame_at(got, "12/b", 1400)->cpu, 4600); /* 5600 less 2 x 500 */
-	assert_int_equal(frame_at(got, "13/c", 1500)->cpu, 2900); /* no switch: wall */
+	/* a's 500 naps of 90 ns: kept unless min_ns drops them */
+	assert_int_equal(calls_of(got, "11/a", "nap"), min_ns > 90 ? 1 : 501);
+	if (min_ns < 800)
+		assert_int_equal(frame_at(got, "12/b", 5100)->cpu, 300); /* runs 5600..5900 */
+	assert_int_equal(frame_at(got, "12/b", 1400)->cpu, 4600);	 /* 5600 less 2 x 500 */
+	assert_int_equal(frame_at(got, "13/c", 1500)->cpu, 2900);	 /* no switch: wall */
 	assert_int_equal(frame_at(got, "14/d", 10000)->cpu, 22000 + (DEEP - 1) * 10 - 10000 - 1000);
 	assert_int_equal(frame_at(got, "14/e", 31500)->cpu, 500); /* asleep to its end */
 	assert_int_equal(frame_at(got, "11/a", 50000)->cpu, 51000 - 500 * 40);
@@ -311,7 +355,16 @@ static void roundtrip(const struct perfetto_writer_opts *o)
 static void test_states_compressed(void **state)
 {
 	(void)state;
-	roundtrip(NULL);
+	roundtrip(NULL, 0);
+}
+
+/* A --min-duration filter before the writer (record's): the switches all
+ * pass, those inside calls that may yet be dropped held back until their
+ * fate is known, so the calls kept keep their on-CPU time. */
+static void test_states_min_duration(void **state)
+{
+	(void)state;
+	roundtrip(NULL, 1000);
 }
 
 static void test_states_small_chunks(void **state)
@@ -319,7 +372,7 @@ static void test_states_small_chunks(void **state)
 	struct perfetto_writer_opts o = { .chunk_bytes = 512, .max_buffered = 1024 };
 
 	(void)state;
-	roundtrip(&o);
+	roundtrip(&o, 0);
 }
 
 static void test_states_plain(void **state)
@@ -327,7 +380,7 @@ static void test_states_plain(void **state)
 	struct perfetto_writer_opts o = { .plain = true };
 
 	(void)state;
-	roundtrip(&o);
+	roundtrip(&o, 0);
 }
 
 int main(void)
@@ -336,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_states_compressed),
 		cmocka_unit_test(test_states_small_chunks),
 		cmocka_unit_test(test_states_plain),
+		cmocka_unit_test(test_states_min_duration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
