@@ -44,7 +44,8 @@ static __always_inline void fork_hold_take(struct pt_regs *regs, long ret)
 	if (ret || !fix_forks)
 		return;
 	nr = ARCH_SYSCALL_NR(regs);
-	if (nr != ARCH_NR_CLONE && nr != ARCH_NR_FORK && nr != ARCH_NR_VFORK && nr != ARCH_NR_CLONE3)
+	if (nr != ARCH_NR_CLONE && nr != ARCH_NR_FORK && nr != ARCH_NR_VFORK &&
+	    nr != ARCH_NR_CLONE3)
 		return;
 	id = bpf_get_current_pid_tgid();
 	tgid = id >> 32;
