@@ -55,9 +55,11 @@ class Calls(Checker):
         self.frames = collections.defaultdict(list)  # by track
         self.calls = []
 
-    def event(self, seq, ev):
+    def event(self, seq_id, seq, ev, ts):
         track = ev.get(11, [seq.default_track])[0]
         kind = ev.get(9, [0])[0]
+        if track in self.states:  # a thread's state, not a call
+            return super().event(seq_id, seq, ev, ts)
         stack = self.frames[track]
         if kind == BEGIN:
             stack.append({"name": seq.names.get(ev.get(10, [0])[0]), "begin": seq.time,
@@ -74,7 +76,7 @@ class Calls(Checker):
                 stack[-1]["child"] += raw
                 stack[-1]["below"] += 1 + hits
                 stack[-1]["children"] += 1
-        super().event(seq, ev)
+        super().event(seq_id, seq, ev, ts)
 
 
 def walk(trace):
