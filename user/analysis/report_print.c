@@ -32,31 +32,59 @@ static uint64_t avg_of(const struct row *row)
 	return row->calls ? row->total / row->calls : 0;
 }
 
+/* Self time off the CPU: waiting for it, sleeping, blocked.  Per call
+ * the on-CPU self time is at most the self time, in either kind. */
+static uint64_t wait_of(const struct row *row)
+{
+	return row->self > row->cpu_self ? row->self - row->cpu_self : 0;
+}
+
+static uint64_t key_calls(const struct row *row)
+{
+	return row->calls;
+}
+
+static uint64_t key_total(const struct row *row)
+{
+	return row->total;
+}
+
+static uint64_t key_self(const struct row *row)
+{
+	return row->self;
+}
+
+static uint64_t key_max(const struct row *row)
+{
+	return row->max;
+}
+
+static uint64_t key_cpu(const struct row *row)
+{
+	return row->cpu_total;
+}
+
+static uint64_t key_cpu_self(const struct row *row)
+{
+	return row->cpu_self;
+}
+
+/* What each --sort orders by, largest first; name has no number. */
+static uint64_t (*const sort_keys[])(const struct row *) = {
+	[REPORT_SORT_CALLS] = key_calls, [REPORT_SORT_TOTAL] = key_total,
+	[REPORT_SORT_SELF] = key_self,	 [REPORT_SORT_NAME] = NULL,
+	[REPORT_SORT_AVG] = avg_of,	 [REPORT_SORT_MAX] = key_max,
+	[REPORT_SORT_CPU] = key_cpu,	 [REPORT_SORT_CPU_SELF] = key_cpu_self,
+	[REPORT_SORT_WAIT] = wait_of,
+};
+
 static int cmp_rows(const void *pa, const void *pb, void *ctx)
 {
 	const struct report *r = ctx;
 	const struct row *a = *(const struct row *const *)pa, *b = *(const struct row *const *)pb;
-	int c = 0;
+	uint64_t (*key)(const struct row *) = sort_keys[r->o.sort];
+	int c = key ? cmp_u64_desc(key(a), key(b)) : 0;
 
-	switch (r->o.sort) {
-	case REPORT_SORT_CALLS:
-		c = cmp_u64_desc(a->calls, b->calls);
-		break;
-	case REPORT_SORT_TOTAL:
-		c = cmp_u64_desc(a->total, b->total);
-		break;
-	case REPORT_SORT_SELF:
-		c = cmp_u64_desc(a->self, b->self);
-		break;
-	case REPORT_SORT_AVG:
-		c = cmp_u64_desc(avg_of(a), avg_of(b));
-		break;
-	case REPORT_SORT_MAX:
-		c = cmp_u64_desc(a->max, b->max);
-		break;
-	case REPORT_SORT_NAME:
-		break;
-	}
 	if (!c)
 		c = strcmp(report__name(r, a->fid), report__name(r, b->fid));
 	if (!c && r->o.by_thread) {
@@ -108,6 +136,13 @@ static unsigned group_width(const struct report *r)
 	return r->o.by_thread || r->o.by_process ? 9 + 17 : 0;
 }
 
+/* The table's on-CPU columns: a trace without scheduler switches has
+ * on-CPU times equal to total and self, which the columns would repeat. */
+static bool shows_cpu(const struct report *r)
+{
+	return r->st.switches > 0;
+}
+
 static void table_header(const struct pr *p)
 {
 	const struct report *r = p->r;
@@ -117,8 +152,11 @@ static void table_header(const struct pr *p)
 		fprintf(p->f, "%8s %-16s ", "TID", "THREAD");
 	else if (r->o.by_process)
 		fprintf(p->f, "%8s %-16s ", "PID", "PROCESS");
-	fprintf(p->f, "%10s %10s %10s %9s %9s %9s %9s %9s %6s  %s\n", "CALLS", "TOTAL", "SELF",
-		"MIN", "AVG", "P50", "P99", "MAX", "SHARE", "FUNCTION");
+	fprintf(p->f, "%10s %10s %10s ", "CALLS", "TOTAL", "SELF");
+	if (shows_cpu(r))
+		fprintf(p->f, "%10s %10s %10s ", "CPU", "CPU-SELF", "WAIT");
+	fprintf(p->f, "%9s %9s %9s %9s %9s %6s  %s\n", "MIN", "AVG", "P50", "P99", "MAX", "SHARE",
+		"FUNCTION");
 }
 
 static void table_row(const struct pr *p, const struct row *row)
@@ -126,7 +164,7 @@ static void table_row(const struct pr *p, const struct row *row)
 	const struct report *r = p->r;
 	struct cols c = cols_of(p, row);
 	char b[8][32];
-	unsigned used = group_width(r) + 10 + 2 * 11 + 5 * 10 + 7 + 2;
+	unsigned used = group_width(r) + 10 + 2 * 11 + (shows_cpu(r) ? 3 * 11 : 0) + 5 * 10 + 7 + 2;
 	size_t max = r->o.width > used + MIN_NAME ? r->o.width - used : r->o.width ? MIN_NAME : 0;
 
 	if (r->o.by_thread || r->o.by_process) {
@@ -136,11 +174,16 @@ static void table_row(const struct pr *p, const struct row *row)
 		put_elided(p->f, g ? (r->o.by_thread ? g->name : g->process) : "?", 16, 16);
 		fputc(' ', p->f);
 	}
-	fprintf(p->f, "%10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s %5.1f%%  ", row->calls,
-		text_out__ns(b[0], 32, row->total, ""), text_out__ns(b[1], 32, row->self, ""),
-		text_out__ns(b[2], 32, c.min, ""), text_out__ns(b[3], 32, c.avg, ""),
-		text_out__ns(b[4], 32, c.p50, ""), text_out__ns(b[5], 32, c.p99, ""),
-		text_out__ns(b[6], 32, c.max, ""), 100.0 * c.share);
+	fprintf(p->f, "%10" PRIu64 " %10s %10s ", row->calls,
+		text_out__ns(b[0], 32, row->total, ""), text_out__ns(b[1], 32, row->self, ""));
+	if (shows_cpu(r))
+		fprintf(p->f, "%10s %10s %10s ", text_out__ns(b[0], 32, row->cpu_total, ""),
+			text_out__ns(b[1], 32, row->cpu_self, ""),
+			text_out__ns(b[7], 32, wait_of(row), ""));
+	fprintf(p->f, "%9s %9s %9s %9s %9s %5.1f%%  ", text_out__ns(b[2], 32, c.min, ""),
+		text_out__ns(b[3], 32, c.avg, ""), text_out__ns(b[4], 32, c.p50, ""),
+		text_out__ns(b[5], 32, c.p99, ""), text_out__ns(b[6], 32, c.max, ""),
+		100.0 * c.share);
 	put_elided(p->f, report__name(r, row->fid), max, 0);
 	fputc('\n', p->f);
 }
@@ -155,9 +198,12 @@ static void put_field(const struct pr *p, const char *s)
 		text_out__csv(p->f, s);
 }
 
-static const char *const flat_cols[] = { "tid",	   "function", "calls",	 "total_ns", "self_ns",
-					 "min_ns", "avg_ns",   "p50_ns", "p99_ns",   "max_ns",
-					 "share",  "pid",      "thread", "process",  "elided" };
+/* New columns go at the end (docs/exports.md). */
+static const char *const flat_cols[] = {
+	"tid",	  "function", "calls",	"total_ns",	"self_ns",     "min_ns",
+	"avg_ns", "p50_ns",   "p99_ns", "max_ns",	"share",       "pid",
+	"thread", "process",  "elided", "cpu_total_ns", "cpu_self_ns",
+};
 
 static void flat_header(const struct pr *p)
 {
@@ -189,7 +235,8 @@ static void flat_row(const struct pr *p, const struct row *row)
 	put_field(p, g && r->o.by_thread ? g->name : "");
 	fputc(sep, p->f);
 	put_field(p, g ? g->process : "");
-	fprintf(p->f, "%c%" PRIu64 "\n", sep, row->elided);
+	fprintf(p->f, "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "\n", sep, row->elided, sep,
+		row->cpu_total, sep, row->cpu_self);
 }
 
 /* ---- JSON ---- */
@@ -207,7 +254,9 @@ static void json_row(const struct pr *p, const struct row *row, bool first)
 		",\"min_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
 		",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"share\":%.6f",
 		row->calls, row->total, row->self, c.min, c.avg, c.p50, c.p99, c.max, c.share);
-	fprintf(p->f, ",\"elided\":%" PRIu64, row->elided);
+	fprintf(p->f,
+		",\"elided\":%" PRIu64 ",\"cpu_total_ns\":%" PRIu64 ",\"cpu_self_ns\":%" PRIu64,
+		row->elided, row->cpu_total, row->cpu_self);
 	if (r->o.by_thread && g)
 		fprintf(p->f, ",\"tid\":%" PRIu32, g->tid);
 	if (g) {
