@@ -7,7 +7,8 @@
  * elided calls; the stats line in every format; compensated times per
  * call, every column of a row of one kind and adding up; on-CPU total and
  * self from scheduler switches, raw and compensated, and the table's
- * on-CPU columns only in a trace that has switches. */
+ * on-CPU columns only in a trace that has switches; the table fitted to a
+ * narrow terminal by leaving columns out. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -443,6 +444,45 @@ static void test_cpu_table(void **state)
 	free(text);
 }
 
+/* A narrow terminal: columns are left out, P50 first, then MIN, P99, MAX,
+ * CPU and AVG, until every line fits with 24 columns for names. */
+static void test_table_fits(void **state)
+{
+	static const struct {
+		uint32_t width;
+		bool sched;
+		const char *head;
+	} cases[] = {
+		{ 0, true,
+		  "     CALLS      TOTAL       SELF        CPU   CPU-SELF       WAIT       MIN       AVG "
+		  "      P50       P99       MAX  SHARE  FUNCTION\n" },
+		{ 120, true,
+		  "     CALLS      TOTAL       SELF        CPU   CPU-SELF       WAIT       AVG       MAX "
+		  " SHARE  FUNCTION\n" },
+		{ 100, true,
+		  "     CALLS      TOTAL       SELF   CPU-SELF       WAIT       AVG  SHARE  FUNCTION\n" },
+		{ 120, false,
+		  "     CALLS      TOTAL       SELF       MIN       AVG       P50       P99       MAX  "
+		  "SHARE  FUNCTION\n" },
+		{ 80, false, "     CALLS      TOTAL       SELF       AVG  SHARE  FUNCTION\n" },
+		{ 40, false, "     CALLS      TOTAL       SELF  SHARE  FUNCTION\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct report_opts o = { .width = cases[i].width };
+		char *text = cases[i].sched ? run_sched(&o) : run(&o, false);
+		const char *line = strchr(text, '\n') + 1;
+
+		assert_memory_equal(line, cases[i].head, strlen(cases[i].head));
+		for (; *line && strncmp(line, "\nstats:", 7); line = strchr(line, '\n') + 1)
+			if (cases[i].width >= 80 && strcspn(line, "\n") > cases[i].width)
+				fail_msg("wider than %u: %.*s", cases[i].width,
+					 (int)strcspn(line, "\n"), line);
+		free(text);
+	}
+}
+
 /* report__row carries them for diff. */
 static void test_cpu_row(void **state)
 {
@@ -505,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_compensated),
 		cmocka_unit_test(test_cpu_table),
 		cmocka_unit_test(test_cpu_row),
+		cmocka_unit_test(test_table_fits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

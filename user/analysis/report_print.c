@@ -6,6 +6,7 @@
  * columns go at the end. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,15 @@
 
 #define MIN_NAME 24
 
+/* The table's columns (below). */
+#define NTCOLS 12
+
 struct pr {
 	struct report *r;
 	FILE *f;
 	uint64_t self_sum;
+	bool shown[NTCOLS]; /* the table's columns that fit */
+	size_t name_max;    /* the table's room for names; 0: no limit */
 };
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -111,14 +117,23 @@ static void put_elided(FILE *f, const char *s, size_t max, int pad)
 		fprintf(f, "%*s", pad - (int)max, "");
 }
 
+/* A row's figures as the table and the other formats print them. */
 struct cols {
+	uint64_t calls, total, self, cpu, cpu_self, wait;
 	uint64_t min, avg, p50, p99, max;
 	double share;
 };
 
 static struct cols cols_of(const struct pr *p, const struct row *row)
 {
-	struct cols c = { .avg = avg_of(row), .max = row->max };
+	struct cols c = { .calls = row->calls,
+			  .total = row->total,
+			  .self = row->self,
+			  .cpu = row->cpu_total,
+			  .cpu_self = row->cpu_self,
+			  .wait = wait_of(row),
+			  .avg = avg_of(row),
+			  .max = row->max };
 
 	c.min = row->measured ? row->min : 0;
 	if (row->hist) {
@@ -136,36 +151,106 @@ static unsigned group_width(const struct report *r)
 	return r->o.by_thread || r->o.by_process ? 9 + 17 : 0;
 }
 
-/* The table's on-CPU columns: a trace without scheduler switches has
- * on-CPU times equal to total and self, which the columns would repeat. */
-static bool shows_cpu(const struct report *r)
+enum tkind { T_COUNT, T_NS, T_SHARE };
+
+/* A column of the table, right-aligned, one space after the one before:
+ * a figure of struct cols.  On-CPU columns show in a trace with scheduler
+ * switches only: without them on-CPU times equal total and self, which
+ * they would repeat.  On a narrow terminal columns are left out in their
+ * drop order (1 first) until the table fits with room for names; 0: never
+ * left out. */
+struct tcol {
+	const char *title;
+	int width;
+	enum tkind kind;
+	size_t at; /* offsetof(struct cols, ...): a uint64_t, or share */
+	bool on_cpu;
+	int drop;
+};
+
+#define TCOL(title, width, kind, field, on_cpu, drop)                          \
+	{                                                                      \
+		title, width, kind, offsetof(struct cols, field), on_cpu, drop \
+	}
+
+static const struct tcol tcols[NTCOLS] = {
+	TCOL("CALLS", 10, T_COUNT, calls, false, 0),   TCOL("TOTAL", 10, T_NS, total, false, 0),
+	TCOL("SELF", 10, T_NS, self, false, 0),	       TCOL("CPU", 10, T_NS, cpu, true, 5),
+	TCOL("CPU-SELF", 10, T_NS, cpu_self, true, 0), TCOL("WAIT", 10, T_NS, wait, true, 0),
+	TCOL("MIN", 9, T_NS, min, false, 2),	       TCOL("AVG", 9, T_NS, avg, false, 6),
+	TCOL("P50", 9, T_NS, p50, false, 1),	       TCOL("P99", 9, T_NS, p99, false, 3),
+	TCOL("MAX", 9, T_NS, max, false, 4),	       TCOL("SHARE", 6, T_SHARE, share, false, 0),
+};
+#undef TCOL
+
+/* The columns' width with the group's, and the two spaces before names. */
+static size_t table_used(const struct pr *p)
 {
-	return r->st.switches > 0;
+	size_t used = group_width(p->r) + 2;
+
+	for (int i = 0; i < NTCOLS; i++)
+		used += p->shown[i] ? (size_t)tcols[i].width + (i > 0) : 0;
+	return used;
 }
 
-static void table_header(const struct pr *p)
+/* Which columns fit the terminal with MIN_NAME for names, and the room
+ * names get. */
+static void table_fit(struct pr *p)
+{
+	const struct report *r = p->r;
+	size_t used;
+
+	for (int i = 0; i < NTCOLS; i++)
+		p->shown[i] = !tcols[i].on_cpu || r->st.switches > 0;
+	while (r->o.width && (used = table_used(p)) + MIN_NAME > r->o.width) {
+		int next = -1;
+
+		for (int i = 0; i < NTCOLS; i++)
+			if (p->shown[i] && tcols[i].drop &&
+			    (next < 0 || tcols[i].drop < tcols[next].drop))
+				next = i;
+		if (next < 0)
+			break;
+		p->shown[next] = false;
+	}
+	used = table_used(p);
+	p->name_max = !r->o.width ? 0 : r->o.width > used + MIN_NAME ? r->o.width - used : MIN_NAME;
+}
+
+static void table_header(struct pr *p)
 {
 	const struct report *r = p->r;
 
+	table_fit(p);
 	report__put_times(r, p->f);
 	if (r->o.by_thread)
 		fprintf(p->f, "%8s %-16s ", "TID", "THREAD");
 	else if (r->o.by_process)
 		fprintf(p->f, "%8s %-16s ", "PID", "PROCESS");
-	fprintf(p->f, "%10s %10s %10s ", "CALLS", "TOTAL", "SELF");
-	if (shows_cpu(r))
-		fprintf(p->f, "%10s %10s %10s ", "CPU", "CPU-SELF", "WAIT");
-	fprintf(p->f, "%9s %9s %9s %9s %9s %6s  %s\n", "MIN", "AVG", "P50", "P99", "MAX", "SHARE",
-		"FUNCTION");
+	for (int i = 0; i < NTCOLS; i++)
+		if (p->shown[i])
+			fprintf(p->f, "%s%*s", i ? " " : "", tcols[i].width, tcols[i].title);
+	fprintf(p->f, "  %s\n", "FUNCTION");
+}
+
+static void table_cell(const struct pr *p, const struct tcol *t, const struct cols *c)
+{
+	const void *v = (const char *)c + t->at;
+	char b[32];
+
+	if (t->kind == T_COUNT)
+		fprintf(p->f, "%*" PRIu64, t->width, *(const uint64_t *)v);
+	else if (t->kind == T_NS)
+		fprintf(p->f, "%*s", t->width,
+			text_out__ns(b, sizeof(b), *(const uint64_t *)v, ""));
+	else
+		fprintf(p->f, "%*.1f%%", t->width - 1, 100.0 * *(const double *)v);
 }
 
 static void table_row(const struct pr *p, const struct row *row)
 {
 	const struct report *r = p->r;
 	struct cols c = cols_of(p, row);
-	char b[8][32];
-	unsigned used = group_width(r) + 10 + 2 * 11 + (shows_cpu(r) ? 3 * 11 : 0) + 5 * 10 + 7 + 2;
-	size_t max = r->o.width > used + MIN_NAME ? r->o.width - used : r->o.width ? MIN_NAME : 0;
 
 	if (r->o.by_thread || r->o.by_process) {
 		const struct rgroup *g = report__group(r, row->group);
@@ -174,17 +259,15 @@ static void table_row(const struct pr *p, const struct row *row)
 		put_elided(p->f, g ? (r->o.by_thread ? g->name : g->process) : "?", 16, 16);
 		fputc(' ', p->f);
 	}
-	fprintf(p->f, "%10" PRIu64 " %10s %10s ", row->calls,
-		text_out__ns(b[0], 32, row->total, ""), text_out__ns(b[1], 32, row->self, ""));
-	if (shows_cpu(r))
-		fprintf(p->f, "%10s %10s %10s ", text_out__ns(b[0], 32, row->cpu_total, ""),
-			text_out__ns(b[1], 32, row->cpu_self, ""),
-			text_out__ns(b[7], 32, wait_of(row), ""));
-	fprintf(p->f, "%9s %9s %9s %9s %9s %5.1f%%  ", text_out__ns(b[2], 32, c.min, ""),
-		text_out__ns(b[3], 32, c.avg, ""), text_out__ns(b[4], 32, c.p50, ""),
-		text_out__ns(b[5], 32, c.p99, ""), text_out__ns(b[6], 32, c.max, ""),
-		100.0 * c.share);
-	put_elided(p->f, report__name(r, row->fid), max, 0);
+	for (int i = 0; i < NTCOLS; i++) {
+		if (!p->shown[i])
+			continue;
+		if (i)
+			fputc(' ', p->f);
+		table_cell(p, &tcols[i], &c);
+	}
+	fputs("  ", p->f);
+	put_elided(p->f, report__name(r, row->fid), p->name_max, 0);
 	fputc('\n', p->f);
 }
 

@@ -127,8 +127,9 @@ const struct cli_command cmd_report = {
 		 "inclusive (total) and exclusive (self) time, with their on-CPU part when the "
 		 "trace has scheduler switches, min/avg/p50/p99/max duration "
 		 "and share of self time, then the trace's statistics: dropped, inferred and "
-		 "unfinished events.  Long names are elided in the middle to fit the terminal "
-		 "($COLUMNS when not one); the other formats keep them whole.",
+		 "unfinished events.  Long names are elided in the middle, and on a narrow "
+		 "terminal columns left out, to fit it ($COLUMNS when not one); the other "
+		 "formats keep them whole.",
 	.operand = "TRACE",
 	.options = options,
 	.min_operands = 1,
