@@ -16,11 +16,13 @@ Cases (--case):
   rules      diff flags exactly hot (calls>0%) and slow (self>200%), counts
              exact, `moved` matched by name although its address changed;
              absolute thresholds, regexes, --function; the object's file
-             name is part of the match
+             name is part of the match (rules on cpu and cpu-self:
+             check_diff_verdicts.py)
   identical  runs of one build: no rule fires, exit 0
   formats    JSON (python's json), CSV (python's csv), markdown (rendered by
              cmark-gfm, GitHub's markdown engine, and its tables checked),
-             the table within the terminal's width; --times: compensated by
+             the table within the terminal's width, with the on-CPU columns
+             when the runs have scheduler switches; --times: compensated by
              default, raw on request, each side = `report` of its trace with
              the same --times, and every format says which
   runs       several runs per side: one noisy outlier among the head runs
@@ -31,7 +33,7 @@ Cases (--case):
              traces of another program or a renamed build: exit 2 with one
              `sledtrace: ` line and no output; traces that lost events or a
              time rule with one run a side: a clearly marked inconclusive
-  verdicts, paths: tests/check_diff_verdicts.py
+  verdicts, paths, cpu: tests/check_diff_verdicts.py
 Python 3 standard library only (plus cmark-gfm for markdown).
 """
 
@@ -56,6 +58,7 @@ EDGE_RE = re.compile(r"^EDGE (\S+) (\S+) (\d+)$")
 FUNCS = {"main", "hot", "slow", "steady", "moved"}
 GATE_FUNCS = {"main"} | {"w%d" % i for i in range(24)}
 RULES = ["--fail-on=calls>0%", "--fail-on=self>200%", "--min-time=5ms"]
+METRICS = ("calls", "total", "self", "avg", "cpu", "cpu-self")
 
 
 class CheckFailed(Exception):
@@ -88,11 +91,13 @@ class Env:
         self.edges = {}
         self.other = os.path.abspath(args.other) if args.other else None
 
-    def record(self, build, name, noisy=False):
-        """Record one run of a build; returns the trace path, keeps counts."""
+    def record(self, build, name, noisy=False, extra=(), nap=False):
+        """Record one run of a build; returns the trace path, keeps counts.
+        extra: record's options; nap: main sleeps 1 ms (diffwork.c)."""
         trace = os.path.join(self.tmp, name + ".pftrace")
-        argv = [self.sledtrace, "record", "--quiet", "-o", trace, "--", self.bins[build]]
-        argv += ["noisy"] if noisy else []
+        argv = [self.sledtrace, "record", "--quiet", "-o", trace] + list(extra)
+        argv += ["--", self.bins[build]]
+        argv += ["noisy"] if noisy else ["nap"] if nap else []
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            timeout=60, preexec_fn=realtime)
         if p.returncode != 0:
@@ -165,9 +170,9 @@ def expect_fired(doc, want, what):
                           % (what, sorted(fired(doc)), sorted(want), json.dumps(doc, indent=1)))
 
 
-def check_counts(env, doc, base="base", head="head"):
+def check_counts(env, doc, base="base", head="head", names=FUNCS):
     """Medians of calls equal the fixture's own counts, on both sides."""
-    r = rows(doc)
+    r = rows(doc, names)
     for name, row in r.items():
         for side, build in (("base", base), ("head", head)):
             got = row["calls"][side]
@@ -177,8 +182,11 @@ def check_counts(env, doc, base="base", head="head"):
                                   % (name, side, got, want))
             if not row["calls_agree"][side]:
                 raise CheckFailed("%s: calls_agree.%s is false" % (name, side))
-            if row["self"][side]["median"] > row["total"][side]["median"]:
-                raise CheckFailed("%s: %s self median > total median" % (name, side))
+            # per run on-CPU <= wall, so their medians too
+            for part, whole in (("self", "total"), ("cpu-self", "self"), ("cpu", "total")):
+                if row[part][side]["median"] > row[whole][side]["median"]:
+                    raise CheckFailed("%s: %s %s median > %s median"
+                                      % (name, side, part, whole))
         if row["status"] in ("new", "gone"):
             raise CheckFailed("%s is %s: not matched across builds" % (name, row["status"]))
 
@@ -192,15 +200,16 @@ def address_of(binary, func):
     raise CheckFailed("nm finds no %s in %s" % (func, binary))
 
 
-def record_sides(env, nbase, nhead, head_build="head", noisy_last=False):
+def record_sides(env, nbase, nhead, head_build="head", noisy_last=False, extra=(), nap=False):
     """Interleaved (base, head, base, ...) so machine load hits both alike."""
     base, head = [], []
     for i in range(max(nbase, nhead)):
         if i < nbase:
-            base.append(env.record("base", "base-%d" % i))
+            base.append(env.record("base", "base-%d" % i, extra=extra, nap=nap))
         if i < nhead:
             noisy = noisy_last and i == nhead - 1
-            head.append(env.record(head_build, "head-%d" % i, noisy=noisy))
+            head.append(env.record(head_build, "head-%d" % i, noisy=noisy, extra=extra,
+                                   nap=nap))
     return base, head
 
 
@@ -343,7 +352,7 @@ def check_markdown(env, text, doc):
 def check_csv(env, text, doc):
     reader = csv.DictReader(io.StringIO(text, newline=""))
     want = ["function", "object", "group", "status", "fired", "inconclusive"]
-    for m in ("calls", "total", "self", "avg"):
+    for m in METRICS:
         want += ["%s_%s" % (m, p) for p in ("base", "head", "change", "change_pct", "base_min",
                                               "base_max", "base_mad", "head_min", "head_max",
                                               "head_mad")]
@@ -434,7 +443,7 @@ def case_formats(env):
         if run["stats"]["events"] <= 0 or run["stats"]["ringbuf_drops"] != 0:
             raise CheckFailed("JSON run stats: %s" % run)
     for r in doc["functions"]:
-        for m in ("calls", "total", "self", "avg"):
+        for m in METRICS:
             for side in ("base", "head"):
                 s = r[m][side]
                 if not s["min"] <= s["median"] <= s["max"] or s["mad"] < 0:
@@ -448,7 +457,11 @@ def case_formats(env):
         raise CheckFailed("markdown does not say which times it shows:\n" + md)
     check_times(env, base[0], head[0])
     check_csv(env, env.diff("--format=csv", *args, expect=1).stdout, doc)
-    for cols in (100, 250):
+    # the on-CPU groups show when a run has switches (a default recording)
+    sched = any(r["stats"]["switches"] for r in doc["runs"]["base"] + doc["runs"]["head"])
+    titles = ["CALLS", "SELF", "CPU-SELF", "TOTAL", "CPU", "AVG"] if sched else \
+        ["CALLS", "SELF", "TOTAL", "AVG"]
+    for cols in (100, 400):
         out = run_on_pty([env.sledtrace, "diff"] + args, cols)
         lines = out.splitlines()
         if not lines or not lines[0].lstrip().startswith("CALLS base"):
@@ -457,8 +470,12 @@ def case_formats(env):
         if wide:
             raise CheckFailed("table lines wider than the %d-column terminal:\n%s"
                               % (cols, "\n".join(wide)))
-        if cols == 250 and "AVG base" not in lines[0]:
-            raise CheckFailed("a 250-column terminal should show every column:\n" + lines[0])
+        shown = [w for w in lines[0].split() if w not in ("base", "head", "change")]
+        if shown[-1] != "FUNCTION" or shown[:-1] != titles[:len(shown) - 1] or \
+                (cols == 400 and shown[:-1] != titles):
+            raise CheckFailed("a %d-column terminal shows %s, expected %s%s:\n%s"
+                              % (cols, shown[:-1], "" if cols == 400 else "the first of ",
+                                 titles, lines[0]))
     print("JSON, CSV, markdown (cmark-gfm) and table parsed; counts exact")
 
 

@@ -48,11 +48,14 @@ static void test_grammar(void **state)
 			       "total>0s",
 			       "self>5%:a:b",
 			       "edge-calls>0%",
-			       "edge-calls>10:-> hot$" };
-	const char *bad[] = { "",	   "calls",    "calls>",	 "speed>5%",
-			      "calls>>5%", "self>5",   "calls>5ms",	 "self>5%:(",
-			      "self>5%:",  "calls 5%", "self>x%",	 "total>2 parsecs",
-			      "total>0",   "edge>0%",  "edge-calls>1ms", "edge-self>5%" };
+			       "edge-calls>10:-> hot$",
+			       "cpu>2ms",
+			       "cpu-self>10%:^parse_" };
+	const char *bad[] = { "",	    "calls",	  "calls>",	    "speed>5%",
+			      "calls>>5%",  "self>5",	  "calls>5ms",	    "self>5%:(",
+			      "self>5%:",   "calls 5%",	  "self>x%",	    "total>2 parsecs",
+			      "total>0",    "edge>0%",	  "edge-calls>1ms", "edge-self>5%",
+			      "cpu-self>5", "cpuself>5%", "cpu-total>5%",   "cpu->5%" };
 	struct diff_rule *r;
 
 	(void)state;
@@ -73,6 +76,12 @@ static void test_grammar(void **state)
 	diff_rule__free(r);
 	r = rule("edge-calls>0%");
 	assert_int_equal(diff_rule__metric(r), DIFF_EDGE_CALLS);
+	diff_rule__free(r);
+	r = rule("cpu>1ms");
+	assert_int_equal(diff_rule__metric(r), DIFF_CPU);
+	diff_rule__free(r);
+	r = rule("cpu-self<=-5%");
+	assert_int_equal(diff_rule__metric(r), DIFF_CPU_SELF);
 	diff_rule__free(r);
 }
 

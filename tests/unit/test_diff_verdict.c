@@ -10,6 +10,9 @@
  *         `self>10%`, and nothing else does.
  *   Runs: one run per side is inconclusive; so is a change within the
  *         spread of counts that differ, and a run that lost events.
+ *   CPU:  function 0 waiting off the CPU half again as long in head fires
+ *         `self>10%` and not `cpu-self>10%`; made slower on the CPU, it
+ *         fires both; a note names runs without scheduler switches.
  *   Bad:  runs without an object in common cannot be compared.
  * Also the statistics underneath (Student's t, Benjamini-Hochberg) on
  * values from tables. */
@@ -27,6 +30,7 @@
 #include "analysis/diff.h"
 #include "analysis/diff_rules.h"
 #include "analysis/diff_stats.h"
+#include "analysis/diff_text.h"
 #include "cli/values.h"
 
 #define NFUNCS 200
@@ -83,6 +87,8 @@ struct setup {
 	double slower;	 /* function 0 in head: x (1 + slower) */
 	uint64_t lost;	 /* ring-buffer drops in the first base run */
 	bool other_head; /* head runs of another program */
+	double waits;	 /* function 0 in head: off the CPU this share of its time more */
+	bool nosched;	 /* the first base run has no scheduler switches */
 };
 
 static struct diff_rule *rules_buf[8];
@@ -92,7 +98,9 @@ static double shift_sum[2];
 static void add_run(struct diff *d, const struct program *p, const struct setup *s,
 		    enum diff_side side, size_t k)
 {
-	struct trace_stats st = { .events = 1000, .ringbuf_drops = side || k ? 0 : s->lost };
+	struct trace_stats st = { .events = 1000,
+				  .ringbuf_drops = side || k ? 0 : s->lost,
+				  .switches = !side && !k && s->nosched ? 0 : 100 };
 	double shared = exp(0.05 * normal()) * (side ? 1 + s->drift : 1);
 	char name[32];
 
@@ -105,6 +113,9 @@ static void add_run(struct diff *d, const struct program *p, const struct setup 
 
 		if (!i && side)
 			t *= 1 + s->slower;
+		row.cpu_self_ns = row.cpu_total_ns = (uint64_t)t;
+		if (!i && side)
+			t *= 1 + s->waits;
 		row.self_ns = row.total_ns = (uint64_t)t;
 		snprintf(name, sizeof(name), "f%d", i);
 		assert_int_equal(diff__add_function(d, name,
@@ -208,7 +219,7 @@ static void test_ab(void **state)
 					 !strcmp(diff__row(d, i)->name, "f0"));
 		/* the shared shift, drift and jitter, is measured and taken out */
 		seen = exp(shift_sum[1] / 5 - shift_sum[0] / 5);
-		assert_true(fabs(diff__summary(d)->shift / seen - 1) < 0.01);
+		assert_true(fabs(diff__summary(d)->shift[DIFF_SELF].ratio / seen - 1) < 0.01);
 		diff__free(d);
 	}
 }
@@ -247,6 +258,54 @@ static void test_lost_and_programs(void **state)
 	s = (struct setup){ { "calls>0%" }, 1, 0.005, { 2, 2 }, .other_head = true };
 	d = compare(&p, &s, &rc);
 	assert_int_equal(rc, -EINVAL);
+	diff__free(d);
+}
+
+static void note_found(void *ctx, const char *note)
+{
+	const char **want = ctx;
+
+	if (*want && strstr(note, *want))
+		*want = NULL;
+}
+
+static void test_cpu(void **state)
+{
+	struct setup s = { { "self>10%", "cpu-self>10%" }, 2, 0.005, { 5, 5 }, .drift = 0.08 };
+	struct program p;
+	struct diff *d;
+	const char *want;
+	int rc;
+
+	(void)state;
+	for (int t = 0; t < 10; t++) {
+		make_program(&p, 0.05);
+		s.waits = 0.5;
+		s.slower = 0;
+		d = compare(&p, &s, &rc);
+		assert_int_equal(rc, 0);
+		assert_int_equal(diff__fired(d), 1);
+		assert_int_equal(row_named(d, "f0")->fired, 1);
+		diff__free(d);
+		s.waits = 0;
+		s.slower = 0.25;
+		d = compare(&p, &s, &rc);
+		assert_int_equal(rc, 0);
+		assert_int_equal(row_named(d, "f0")->fired, 3);
+		for (size_t i = 0; i < diff__nrows(d); i++)
+			assert_true(!diff__row(d, i)->fired ||
+				    !strcmp(diff__row(d, i)->name, "f0"));
+		diff__free(d);
+	}
+	s = (struct setup){
+		{ "cpu-self>10%" }, 1, 0.005, { 5, 5 }, .slower = 0.25, .nosched = true
+	};
+	d = compare(&p, &s, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(row_named(d, "f0")->fired, 1);
+	want = "1 of the 10 runs have no scheduler switches";
+	diff__notes(d, note_found, &want);
+	assert_null(want);
 	diff__free(d);
 }
 
@@ -321,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_stats),	cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_one_run), cmocka_unit_test(test_lost_and_programs),
 		cmocka_unit_test(test_ab),	cmocka_unit_test(test_aa),
+		cmocka_unit_test(test_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

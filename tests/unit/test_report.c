@@ -5,7 +5,10 @@
  * per thread, where a reused tid is a thread of its own; min/avg/max and
  * the histogram's p50/p99 (bucket midpoints, clamped), share of self time,
  * elided calls; the stats line in every format; compensated times per
- * call, every column of a row of one kind and adding up. */
+ * call, every column of a row of one kind and adding up; on-CPU total and
+ * self from scheduler switches, raw and compensated, and the table's
+ * on-CPU columns only in a trace that has switches; the table fitted to a
+ * narrow terminal by leaving columns out. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,11 +50,11 @@ static void test_per_function(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
-		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\n"
-		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\n"
-		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\n"
-		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\n"
+		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\t30\t30\n"
+		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\t80\t50\n"
+		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\t50\t50\n"
+		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\t260\t160\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 probe_cost_ns=10 times=raw\n");
 	free(text);
@@ -65,11 +68,11 @@ static void test_sort_total(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
-		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\n"
-		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\n"
-		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\n"
-		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\n"
+		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\t260\t160\n"
+		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\t80\t50\n"
+		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\t50\t50\n"
+		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\t30\t30\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 probe_cost_ns=10 times=raw\n");
 	free(text);
@@ -84,13 +87,13 @@ static void test_by_thread_reused_tid(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
-		"5\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\n"
-		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\n"
-		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\n"
-		"5\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\n"
-		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\n"
-		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\n"
+		"5\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\t20\t20\n"
+		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\t50\t50\n"
+		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\t50\t40\n"
+		"5\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\t30\t10\n"
+		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\t10\t10\n"
+		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\t260\t160\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 probe_cost_ns=10 times=raw\n");
 	free(text);
@@ -104,13 +107,13 @@ static void test_by_thread(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
-		"6\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\n"
-		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\n"
-		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\n"
-		"6\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\n"
-		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\n"
-		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\n"
+		"6\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\t20\t20\n"
+		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\t50\t50\n"
+		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\t50\t40\n"
+		"6\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\t30\t10\n"
+		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\t10\t10\n"
+		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\t260\t160\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 probe_cost_ns=10 times=raw\n");
 	free(text);
@@ -154,11 +157,11 @@ static void test_compensated(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\n"
-		"*\tg\t7\t10\t10\t0\t1\t0\t10\t10\t0.071429\t*\t\t\t5\n"
-		"*\tf\t3\t10\t10\t0\t3\t0\t10\t10\t0.071429\t*\t\t\t0\n"
-		"*\tr\t3\t0\t0\t0\t0\t0\t0\t0\t0.000000\t*\t\t\t0\n"
-		"*\tmain\t1\t130\t120\t130\t130\t130\t130\t130\t0.857143\t*\t\t\t0\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\n"
+		"*\tg\t7\t10\t10\t0\t1\t0\t10\t10\t0.071429\t*\t\t\t5\t10\t10\n"
+		"*\tf\t3\t10\t10\t0\t3\t0\t10\t10\t0.071429\t*\t\t\t0\t10\t10\n"
+		"*\tr\t3\t0\t0\t0\t0\t0\t0\t0\t0.000000\t*\t\t\t0\t0\t0\n"
+		"*\tmain\t1\t130\t120\t130\t130\t130\t130\t130\t0.857143\t*\t\t\t0\t130\t120\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 probe_cost_ns=10 "
 		"times=compensated\n");
@@ -253,6 +256,257 @@ static void test_cost_must_match(void **state)
 	report__free(r);
 }
 
+/* One thread with scheduler switches, off the CPU in brackets:
+ *   main@0 { f@10 [12..18 sleeping] { g@20 [30..35 runnable] ..50 } ..60
+ *            [100..150 sleeping]
+ *            r@200 { r@210 { r@220..224 } [232..238 blocked] ..240 } ..250 } ..260
+ * On-CPU, inclusive: g 25, f 50 - 6 - 5 = 39, the r's 4, 24 and 44,
+ * main 260 - 6 - 5 - 50 - 6 = 193.  Self: g 25, f 39 - 25 = 14, r
+ * 4 + (24 - 4) + (44 - 24) = 44, main 193 - 39 - 44 = 110.  The probe
+ * cost is the shortest leaf, the innermost r: 4 ns. */
+static char *run_sched(const struct report_opts *o)
+{
+	static const char *const names[] = { NULL, "main", "f", "g", "r" };
+	static const struct {
+		uint64_t ts;
+		int fid; /* > 0 enter, 0 leave, < 0 a switch to state -fid - 1 */
+	} ev[] = {
+		{ 0, 1 },
+		{ 10, 2 },
+		{ 12, -1 - THREAD_SLEEPING },
+		{ 18, -1 - THREAD_RUNNING },
+		{ 20, 3 },
+		{ 30, -1 - THREAD_RUNNABLE },
+		{ 35, -1 - THREAD_RUNNING },
+		{ 50, 0 },
+		{ 60, 0 },
+		{ 100, -1 - THREAD_SLEEPING },
+		{ 150, -1 - THREAD_RUNNING },
+		{ 200, 4 },
+		{ 210, 4 },
+		{ 220, 4 },
+		{ 224, 0 },
+		{ 232, -1 - THREAD_BLOCKED },
+		{ 238, -1 - THREAD_RUNNING },
+		{ 240, 0 },
+		{ 250, 0 },
+		{ 260, 0 },
+	};
+	struct trace_stats st = { .events = 20, .switches = 8 };
+	struct report *r;
+	struct frame_sink sink;
+	struct frame_builder *fb;
+	struct fb_thread *t;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report__new(o, &r), 0);
+	sink = report__sink(r);
+	if (sink.ops->probe_cost)
+		assert_int_equal(sink.ops->probe_cost(sink.ctx, 4), 0);
+	assert_non_null(fb = frame_builder__new(&sink));
+	for (uint32_t id = 1; id <= 4; id++) {
+		struct trace_function fn = { .id = id, .name = names[id] };
+
+		assert_int_equal(frame_builder__function(fb, &fn), 0);
+	}
+	assert_int_equal(frame_builder__thread(fb, 1, 5, "A", "p", NULL, &t), 0);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		if (ev[i].fid > 0)
+			st_call(fb, t, (uint32_t)ev[i].fid, ev[i].ts);
+		else if (!ev[i].fid)
+			st_ret(fb, t, ev[i].ts);
+		else
+			assert_int_equal(frame_builder__sched(fb, t, ev[i].ts,
+							      (enum thread_state)(-ev[i].fid - 1)),
+					 0);
+	}
+	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	frame_builder__free(fb);
+	assert_int_equal(report__print(r, f), 0);
+	fclose(f);
+	report__free(r);
+	return text;
+}
+
+#define SCHED_STATS                                                                                   \
+	"events=20 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 depth_capped=0 "   \
+	"max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=8 " \
+	"probe_cost_ns=4"
+
+/* The last two columns: cpu_total_ns, cpu_self_ns; the others as without
+ * switches (wall time). */
+static void test_cpu_raw(void **state)
+{
+	struct report_opts o = { .format = REPORT_TSV, .sort = REPORT_SORT_NAME };
+	char *text = run_sched(&o);
+
+	(void)state;
+	assert_string_equal(
+		text,
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\n"
+		"*\tf\t1\t50\t20\t50\t50\t50\t50\t50\t0.076923\t*\t\t\t0\t39\t14\n"
+		"*\tg\t1\t30\t30\t30\t30\t30\t30\t30\t0.115385\t*\t\t\t0\t25\t25\n"
+		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.615385\t*\t\t\t0\t193\t110\n"
+		"*\tr\t3\t50\t50\t4\t16\t31\t50\t50\t0.192308\t*\t\t\t0\t44\t44\n"
+		"# stats: " SCHED_STATS " times=raw\n");
+	free(text);
+}
+
+/* The number in field i (from 0) of a CSV line without quotes. */
+static unsigned long long csv_field(const char *line, int i)
+{
+	while (i--)
+		line = strchr(line, ',') + 1;
+	return strtoull(line, NULL, 10);
+}
+
+/* Each call's on-CPU figures less the same hits as its wall ones, 4 ns
+ * each: f 3 in total, 2 in self (39 - 12, 14 - 8); g 1 (25 - 4); the r's
+ * 1, 3 and 5 in total and 1, 2, 2 in self (the outermost 44 - 20;
+ * 0 + 12 + 12); main 11 and 3 (193 - 44, 110 - 12). */
+static void test_cpu_compensated(void **state)
+{
+	struct report_opts o = { .format = REPORT_CSV,
+				 .sort = REPORT_SORT_NAME,
+				 .times = REPORT_TIMES_COMPENSATED };
+	char *text = run_sched(&o);
+	static const struct report_row want[] = {
+		{ .name = "f",
+		  .total_ns = 38,
+		  .self_ns = 12,
+		  .cpu_total_ns = 27,
+		  .cpu_self_ns = 6 },
+		{ .name = "g",
+		  .total_ns = 26,
+		  .self_ns = 26,
+		  .cpu_total_ns = 21,
+		  .cpu_self_ns = 21 },
+		{ .name = "main",
+		  .total_ns = 216,
+		  .self_ns = 148,
+		  .cpu_total_ns = 149,
+		  .cpu_self_ns = 98 },
+		{ .name = "r",
+		  .total_ns = 30,
+		  .self_ns = 30,
+		  .cpu_total_ns = 24,
+		  .cpu_self_ns = 24 },
+	};
+	const char *line = strchr(text, '\n') + 1;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		size_t n = strlen(want[i].name);
+
+		assert_true(!strncmp(line, "*,", 2) && !strncmp(line + 2, want[i].name, n) &&
+			    line[2 + n] == ',');
+		assert_int_equal(csv_field(line, 3), want[i].total_ns);
+		assert_int_equal(csv_field(line, 4), want[i].self_ns);
+		assert_int_equal(csv_field(line, 15), want[i].cpu_total_ns);
+		assert_int_equal(csv_field(line, 16), want[i].cpu_self_ns);
+		line = strchr(line, '\n') + 1;
+	}
+	assert_string_equal(line, "# stats: " SCHED_STATS " times=compensated\n");
+	free(text);
+}
+
+/* The table shows CPU, CPU-SELF and WAIT (self less on-CPU self) when
+ * the trace has switches; --sort=wait puts main's 50 ns of sleep first,
+ * and f and r (6 ns each) before g (5). */
+static void test_cpu_table(void **state)
+{
+	struct report_opts o = { .sort = REPORT_SORT_WAIT };
+	char *text = run_sched(&o);
+	const char *rows[] = { "main", "f", "r", "g" };
+	const char *line = strchr(strchr(text, '\n') + 1, '\n') + 1;
+
+	(void)state;
+	assert_non_null(strstr(text,
+			       "\n     CALLS      TOTAL       SELF        CPU   CPU-SELF "
+			       "      WAIT       MIN"));
+	assert_true(!strncmp(
+		line, "         1      260ns      160ns      193ns      110ns       50ns ", 66));
+	for (size_t i = 0; i < 4; i++) {
+		size_t n = strcspn(line, "\n");
+
+		assert_true(n > strlen(rows[i]));
+		assert_memory_equal(line + n - strlen(rows[i]), rows[i], strlen(rows[i]));
+		line += n + 1;
+	}
+	free(text);
+	o.sort = REPORT_SORT_CPU_SELF;
+	text = run_sched(&o);
+	line = strchr(strchr(text, '\n') + 1, '\n') + 1;
+	assert_true(!strncmp(line + strcspn(line, "\n") - 4, "main", 4));
+	free(text);
+}
+
+/* A narrow terminal: columns are left out, P50 first, then MIN, P99, MAX,
+ * CPU and AVG, until every line fits with 24 columns for names. */
+static void test_table_fits(void **state)
+{
+	static const struct {
+		uint32_t width;
+		bool sched;
+		const char *head;
+	} cases[] = {
+		{ 0, true,
+		  "     CALLS      TOTAL       SELF        CPU   CPU-SELF       WAIT       MIN       AVG "
+		  "      P50       P99       MAX  SHARE  FUNCTION\n" },
+		{ 120, true,
+		  "     CALLS      TOTAL       SELF        CPU   CPU-SELF       WAIT       AVG       MAX "
+		  " SHARE  FUNCTION\n" },
+		{ 100, true,
+		  "     CALLS      TOTAL       SELF   CPU-SELF       WAIT       AVG  SHARE  FUNCTION\n" },
+		{ 120, false,
+		  "     CALLS      TOTAL       SELF       MIN       AVG       P50       P99       MAX  "
+		  "SHARE  FUNCTION\n" },
+		{ 80, false, "     CALLS      TOTAL       SELF       AVG  SHARE  FUNCTION\n" },
+		{ 40, false, "     CALLS      TOTAL       SELF  SHARE  FUNCTION\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct report_opts o = { .width = cases[i].width };
+		char *text = cases[i].sched ? run_sched(&o) : run(&o, false);
+		const char *line = strchr(text, '\n') + 1;
+
+		assert_memory_equal(line, cases[i].head, strlen(cases[i].head));
+		for (; *line && strncmp(line, "\nstats:", 7); line = strchr(line, '\n') + 1)
+			if (cases[i].width >= 80 && strcspn(line, "\n") > cases[i].width)
+				fail_msg("wider than %u: %.*s", cases[i].width,
+					 (int)strcspn(line, "\n"), line);
+		free(text);
+	}
+}
+
+/* report__row carries them for diff. */
+static void test_cpu_row(void **state)
+{
+	struct report_opts o = { .sort = REPORT_SORT_NAME };
+	struct report *r;
+	struct frame_sink sink;
+	struct report_row row;
+	bool seen = false;
+
+	(void)state;
+	assert_int_equal(report__new(&o, &r), 0);
+	sink = report__sink(r);
+	play_stream(&sink, false);
+	for (size_t i = 0; i < report__nrows(r); i++) {
+		report__row(r, i, &row);
+		/* no switches: on-CPU is wall */
+		assert_int_equal(row.cpu_total_ns, row.total_ns);
+		assert_int_equal(row.cpu_self_ns, row.self_ns);
+		seen |= !strcmp(row.name, "main") && row.self_ns == 160;
+	}
+	assert_true(seen);
+	report__free(r);
+}
+
 /* A parent with two leaf children, the second with a child of its own. */
 static void test_comp_arithmetic(void **state)
 {
@@ -277,11 +531,21 @@ static void test_comp_arithmetic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_per_function),	     cmocka_unit_test(test_sort_total),
-		cmocka_unit_test(test_by_thread_reused_tid), cmocka_unit_test(test_by_thread),
-		cmocka_unit_test(test_table_stats),	     cmocka_unit_test(test_compensated),
-		cmocka_unit_test(test_comp_arithmetic),	     cmocka_unit_test(test_columns_add_up),
-		cmocka_unit_test(test_table_says_times),     cmocka_unit_test(test_cost_must_match),
+		cmocka_unit_test(test_per_function),
+		cmocka_unit_test(test_sort_total),
+		cmocka_unit_test(test_by_thread_reused_tid),
+		cmocka_unit_test(test_by_thread),
+		cmocka_unit_test(test_table_stats),
+		cmocka_unit_test(test_compensated),
+		cmocka_unit_test(test_comp_arithmetic),
+		cmocka_unit_test(test_columns_add_up),
+		cmocka_unit_test(test_table_says_times),
+		cmocka_unit_test(test_cost_must_match),
+		cmocka_unit_test(test_cpu_raw),
+		cmocka_unit_test(test_cpu_compensated),
+		cmocka_unit_test(test_cpu_table),
+		cmocka_unit_test(test_cpu_row),
+		cmocka_unit_test(test_table_fits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

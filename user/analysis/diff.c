@@ -25,7 +25,7 @@ struct run {
 	char *path;
 	size_t slot; /* its numbers in every store entry */
 	struct trace_stats st;
-	double total_self;
+	double total[DIFF_NSOURCES]; /* over every function, --function or not */
 };
 
 struct diff {
@@ -95,15 +95,18 @@ int diff__add_function(struct diff *d, const char *name, const char *object, con
 	struct run *run = last_run(d);
 	char buf[4096];
 	const char *keys[3] = { match_name(name, buf, sizeof(buf)), object, group };
-	double *v;
+	double *v, x[DIFF_NSOURCES];
 
-	run->total_self += (double)row->self_ns;
+	for (int s = 0; s < DIFF_NSOURCES; s++) {
+		x[s] = (double)*(const uint64_t *)((const char *)row + diff_source_offsets[s]);
+		run->total[s] += x[s];
+	}
 	if (d->o.function && regexec(d->o.function, keys[0], 0, NULL, 0))
 		return 0;
 	if (!(v = diff_store__at(&d->fns, keys, run->slot)))
 		return -ENOMEM;
 	for (int s = 0; s < DIFF_NSOURCES; s++)
-		v[s] += (double)*(const uint64_t *)((const char *)row + diff_source_offsets[s]);
+		v[s] += x[s];
 	return 0;
 }
 
@@ -275,8 +278,11 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 		if (!c)
 			c = cmp_abs_desc(a->change[DIFF_CALLS], b->change[DIFF_CALLS]);
 	} else if (sort != DIFF_SORT_NAME) {
-		static const enum diff_metric by[] = { DIFF_CALLS, DIFF_CALLS, DIFF_TOTAL,
-						       DIFF_SELF, DIFF_AVG };
+		static const enum diff_metric by[] = {
+			[DIFF_SORT_CALLS] = DIFF_CALLS, [DIFF_SORT_TOTAL] = DIFF_TOTAL,
+			[DIFF_SORT_SELF] = DIFF_SELF,	[DIFF_SORT_AVG] = DIFF_AVG,
+			[DIFF_SORT_CPU] = DIFF_CPU,	[DIFF_SORT_CPU_SELF] = DIFF_CPU_SELF,
+		};
 
 		c = cmp_abs_desc(a->change[by[sort]], b->change[by[sort]]);
 	}
@@ -333,12 +339,13 @@ static int judge(struct diff *d)
 	int rc;
 
 	for (int s = 0; s < 2; s++) {
-		if (!(d->totals[s] = malloc((d->nruns[s] + 1) * sizeof(double))))
+		if (!(d->totals[s] = malloc((d->nruns[s] + 1) * sizeof(d->runs[s]->total))))
 			break;
 		for (size_t k = 0; k < d->nruns[s]; k++) {
 			const struct trace_stats *st = &d->runs[s][k].st;
 
-			d->totals[s][k] = d->runs[s][k].total_self;
+			memcpy(d->totals[s] + k * DIFF_NSOURCES, d->runs[s][k].total,
+			       sizeof(d->runs[s][k].total));
 			if (lost && st->ringbuf_drops + st->unmatched_exits + st->coverage_gaps)
 				lost[j.nlost++] = d->runs[s][k].path;
 		}

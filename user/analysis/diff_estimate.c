@@ -17,7 +17,7 @@ static size_t nall(const struct diff_judge *j)
 	return diff_judge__nall(j);
 }
 
-/* The base runs' median total self time, which the noise floor is a share of. */
+/* The base runs' median totals, which the noise floors are shares of. */
 static int run_total(const struct diff_judge *j, struct diff_summary *sum)
 {
 	size_t nb = j->nruns[DIFF_BASE];
@@ -25,9 +25,11 @@ static int run_total(const struct diff_judge *j, struct diff_summary *sum)
 
 	if (!x)
 		return -ENOMEM;
-	for (size_t k = 0; k < nb; k++)
-		x[k] = j->run_total[DIFF_BASE][k];
-	sum->run_total_ns = diff_stats__median(x, nb);
+	for (int src = 0; src < DIFF_NSOURCES; src++) {
+		for (size_t k = 0; k < nb; k++)
+			x[k] = j->run_total[DIFF_BASE][k * DIFF_NSOURCES + src];
+		sum->run_total_ns[src] = diff_stats__median(x, nb);
+	}
 	free(x);
 	return 0;
 }
@@ -197,19 +199,18 @@ static int metric_rows(const struct diff_judge *j, enum diff_metric m, double *y
 		       struct diff_summary *sum)
 {
 	enum diff_metric from = diff_metrics[m].shift_from;
-	double floor_ns = j->o->noise_floor * sum->run_total_ns;
+	double floor_ns = j->o->noise_floor * sum->run_total_ns[diff_metric__basis(m)];
 	struct diff_shift sh;
 	int rc = diff_shift__measure(&sh, j, from);
 
 	if (rc)
 		return rc;
-	/* the summary tells the shift of self time: the machine's */
-	if (from == DIFF_SELF) {
-		sum->shift_measured = sh.measured;
-		sum->shift_functions = sh.nref;
-		sum->shift = diff_shift__overall(&sh);
-		sum->shift_var = sh.var;
-	}
+	sum->shift[from] = (struct diff_shift_summary){
+		.measured = sh.measured,
+		.functions = sh.nref,
+		.ratio = diff_shift__overall(&sh),
+		.var = sh.var,
+	};
 	for (size_t i = 0; i < j->nrows; i++)
 		estimate(j, i, m, &sh, y, floor_ns);
 	rc = test_all(j, m, sh.nref > 1 ? (double)(sh.nref - 1) : 1);

@@ -239,6 +239,15 @@ static void json_rules(const struct diff *d, FILE *f)
 	fputs("],\n", f);
 }
 
+static void json_shift(const char *key, const struct diff_shift_summary *s, FILE *f)
+{
+	fprintf(f,
+		",\n  \"%s\": {\"measured\": %s, \"functions\": %zu, \"head_vs_base_pct\": ", key,
+		s->measured ? "true" : "false", s->functions);
+	json_pct(s->ratio, f);
+	fputc('}', f);
+}
+
 static void json_head(const struct diff *d, FILE *f)
 {
 	const struct diff_opts *o = diff__opts(d);
@@ -256,11 +265,12 @@ static void json_head(const struct diff *d, FILE *f)
 	fputs(",\n  \"noise_floor\": ", f);
 	json_num(o->noise_floor, f);
 	fputs(",\n  \"noise_floor_ns\": ", f);
-	json_num(o->noise_floor * s->run_total_ns, f);
-	fprintf(f, ",\n  \"shift\": {\"measured\": %s, \"functions\": %zu, \"head_vs_base_pct\": ",
-		s->shift_measured ? "true" : "false", s->shift_functions);
-	json_pct(s->shift, f);
-	fputs("},\n  \"runs_needed\": ", f);
+	json_num(o->noise_floor * s->run_total_ns[DIFF_SRC_SELF], f);
+	fputs(",\n  \"noise_floor_cpu_ns\": ", f);
+	json_num(o->noise_floor * s->run_total_ns[DIFF_SRC_CPU_SELF], f);
+	json_shift("shift", &s->shift[DIFF_SELF], f);
+	json_shift("cpu_shift", &s->shift[DIFF_CPU_SELF], f);
+	fputs(",\n  \"runs_needed\": ", f);
 	json_num(s->runs_needed ? s->runs_needed : NAN, f);
 	fputs(",\n", f);
 }

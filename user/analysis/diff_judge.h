@@ -18,8 +18,10 @@ struct diff_judge {
 	struct diff_edge *edges;
 	size_t nedges;
 	size_t nruns[2];
-	const double *run_total[2]; /* each run's summed self time, ns */
-	const char *const *lost;    /* runs that lost events (their paths) */
+	/* Each run's sum of every source over its functions, DIFF_NSOURCES a
+	 * run (diff_metric__basis). */
+	const double *run_total[2];
+	const char *const *lost; /* runs that lost events (their paths) */
 	size_t nlost;
 };
 
@@ -37,11 +39,13 @@ static inline double diff_judge__value(const struct diff_judge *j, const struct 
 	return k < nb ? r->runs[DIFF_BASE][m][k] : r->runs[DIFF_HEAD][m][k - nb];
 }
 
-static inline double diff_judge__total(const struct diff_judge *j, size_t k)
+/* Run k's total of source src. */
+static inline double diff_judge__total(const struct diff_judge *j, size_t k, enum diff_source src)
 {
 	size_t nb = j->nruns[DIFF_BASE];
 
-	return k < nb ? j->run_total[DIFF_BASE][k] : j->run_total[DIFF_HEAD][k - nb];
+	return k < nb ? j->run_total[DIFF_BASE][k * DIFF_NSOURCES + src]
+		      : j->run_total[DIFF_HEAD][(k - nb) * DIFF_NSOURCES + src];
 }
 
 /* Every run has a positive, finite value of m. */

@@ -64,21 +64,25 @@ static void md_header(const struct diff *d, FILE *f)
 	const char *g = diff__opts(d)->group == DIFF_BY_THREAD	  ? " thread |"
 			: diff__opts(d)->group == DIFF_BY_PROCESS ? " process |"
 								  : "";
+	enum diff_metric cols[DIFF_NMETRICS];
+	int ncols = diff_text__columns(d, cols);
 
 	fprintf(f, "| | function |%s", g);
-	for (int c = 0; c < DIFF_NMETRICS; c++) {
-		const char *n = diff_metrics[diff_metric__at_column(c)].name;
+	for (int c = 0; c < ncols; c++) {
+		const char *n = diff_metrics[cols[c]].name;
 
 		fprintf(f, " %s base | %s head | Δ %s |", n, n, n);
 	}
 	fprintf(f, "\n|---|---|%s", *g ? "---|" : "");
-	for (int c = 0; c < DIFF_NMETRICS; c++)
+	for (int c = 0; c < ncols; c++)
 		fputs("---:|---:|---:|", f);
 	fputc('\n', f);
 }
 
 static void md_row(const struct diff *d, const struct diff_row *r, FILE *f)
 {
+	enum diff_metric cols[DIFF_NMETRICS];
+	int ncols = diff_text__columns(d, cols);
 	char c[64];
 
 	fprintf(f, "| %s | ", status_word(r));
@@ -87,8 +91,8 @@ static void md_row(const struct diff *d, const struct diff_row *r, FILE *f)
 		fputs(" | ", f);
 		md_code(r->group, f);
 	}
-	for (int k = 0; k < DIFF_NMETRICS; k++) {
-		enum diff_metric m = diff_metric__at_column(k);
+	for (int k = 0; k < ncols; k++) {
+		enum diff_metric m = cols[k];
 
 		fputs(" | ", f);
 		md_value(d, r, DIFF_BASE, m, f);
@@ -194,17 +198,15 @@ static void md_heading(const struct diff *d, size_t nmatter, FILE *f)
 static void md_verdict(const struct diff *d, size_t nmatter, FILE *f)
 {
 	const struct diff_opts *o = diff__opts(d);
-	const struct diff_summary *s = diff__summary(d);
-	char t[32];
+	char t[32], floor[128];
 
 	md_heading(d, nmatter, f);
 	fprintf(f, "base: %zu run%s, head: %zu run%s; %zu functions compared, %zu changed",
 		diff__nruns(d, DIFF_BASE), diff__nruns(d, DIFF_BASE) == 1 ? "" : "s",
 		diff__nruns(d, DIFF_HEAD), diff__nruns(d, DIFF_HEAD) == 1 ? "" : "s",
 		diff__nrows(d), nmatter);
-	fprintf(f, "; times: %s; noise floor %s (%g%% of a run)", report__times_name(o->times),
-		diff_fmt_value(t, sizeof(t), DIFF_SELF, o->noise_floor * s->run_total_ns),
-		100 * o->noise_floor);
+	fprintf(f, "; times: %s; %s", report__times_name(o->times),
+		diff_text__floor(d, floor, sizeof(floor)));
 	if (o->min_time_ns)
 		fprintf(f, "; time changes under %s ignored",
 			diff_fmt_value(t, sizeof(t), DIFF_TOTAL, (double)o->min_time_ns));

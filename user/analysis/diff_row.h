@@ -24,7 +24,9 @@ enum diff_sort {
 	DIFF_SORT_TOTAL,
 	DIFF_SORT_SELF,
 	DIFF_SORT_AVG,
-	DIFF_SORT_NAME
+	DIFF_SORT_NAME,
+	DIFF_SORT_CPU,
+	DIFF_SORT_CPU_SELF
 };
 enum diff_group { DIFF_BY_FUNCTION, DIFF_BY_THREAD, DIFF_BY_PROCESS };
 
@@ -78,18 +80,27 @@ struct diff_edge {
 	uint64_t fired, unsure;
 };
 
+/* The shift all functions share, measured on one metric (diff_shift.h). */
+struct diff_shift_summary {
+	bool measured; /* enough functions in every run to measure it */
+	size_t functions;
+	double ratio; /* head / base, 1 = none */
+	double var;   /* the variance of its logarithm's estimate */
+};
+
 /* The comparison as a whole (diff_verdict.c). */
 struct diff_summary {
 	enum diff_verdict verdict;
-	bool shift_measured; /* enough functions in every run to measure it */
-	size_t shift_functions;
-	double shift;			   /* head / base of the shared shift, 1 = none */
-	double shift_var;		   /* the variance of its logarithm's estimate */
+	/* By the metric it is measured on, every time metric's shift_from:
+	 * self (the machine's speed), cpu-self (its speed on the CPU). */
+	struct diff_shift_summary shift[DIFF_NMETRICS];
 	size_t tested[DIFF_NMETRICS];	   /* functions in each time metric's test */
 	size_t significant[DIFF_NMETRICS]; /* of them, with a significant change */
-	double run_total_ns;		   /* base median of the runs' summed self time */
-	unsigned runs_needed;		   /* per side, for the inconclusive rows; 0: unknown */
-	char **reasons;			   /* why inconclusive, one line each */
+	/* By source: the base runs' median of its sum over the functions; the
+	 * noise floor of a time metric is a share of its basis's. */
+	double run_total_ns[DIFF_NSOURCES];
+	unsigned runs_needed; /* per side, for the inconclusive rows; 0: unknown */
+	char **reasons;	      /* why inconclusive, one line each */
 	size_t nreasons;
 };
 

@@ -6,12 +6,19 @@
 
 #include "analysis/diff_shift.h"
 
+/* Function r's share of run k's total of m's basis. */
+static double share_of(const struct diff_judge *j, const struct diff_row *r, enum diff_metric m,
+		       size_t k)
+{
+	return diff_judge__value(j, r, m, k) / diff_judge__total(j, k, diff_metric__basis(m));
+}
+
 static bool reference(const struct diff_judge *j, const struct diff_row *r, enum diff_metric m)
 {
 	if (!diff_judge__positive(j, r, m))
 		return false;
 	for (size_t k = 0; k < diff_judge__nall(j); k++)
-		if (diff_judge__value(j, r, m, k) < DIFF_SHIFT_MIN_SHARE * diff_judge__total(j, k))
+		if (!(share_of(j, r, m, k) >= DIFF_SHIFT_MIN_SHARE))
 			return false;
 	return true;
 }
@@ -25,7 +32,7 @@ static void deviations(struct diff_shift *s, const struct diff_judge *j, enum di
 			continue;
 		for (size_t k = 0; k < s->n; k++) {
 			w[k] = log(diff_judge__value(j, &j->rows[i], m, k));
-			share += diff_judge__value(j, &j->rows[i], m, k) / diff_judge__total(j, k);
+			share += share_of(j, &j->rows[i], m, k);
 		}
 		s->weight[s->nref] = sqrt(share / (double)s->n);
 		mean[0] = diff_stats__mean(w, s->nb);

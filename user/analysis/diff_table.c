@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* diff_table.c: the terminal table of `sledtrace diff`: one row per
  * function, the call paths whose counts changed, and the verdict with its
- * evidence.  On a terminal, column groups are dropped from the right and
- * names shortened to fit; redirected, nothing is cut. */
+ * evidence.  The column groups are diff_text__columns' (on-CPU ones only
+ * when a run has scheduler switches); on a terminal, groups are dropped
+ * from the right and names shortened to fit; redirected, nothing is cut. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,19 +15,31 @@
 #define NCOLS (1 + 3 * DIFF_NMETRICS) /* mark, then base, head, change per metric */
 #define CELL 48
 
-static enum diff_metric col_metric(int c)
+/* The metric groups shown, in order. */
+struct grid {
+	enum diff_metric m[DIFF_NMETRICS];
+	int ngroups, ncols; /* ncols = 1 + 3 x ngroups */
+};
+
+static void grid_of(const struct diff *d, struct grid *g)
 {
-	return diff_metric__at_column((c - 1) / 3);
+	g->ngroups = diff_text__columns(d, g->m);
+	g->ncols = 1 + 3 * g->ngroups;
 }
 
-static void col_head(int c, char *buf)
+static enum diff_metric col_metric(const struct grid *g, int c)
+{
+	return g->m[(c - 1) / 3];
+}
+
+static void col_head(const struct grid *g, int c, char *buf)
 {
 	if (!c)
 		buf[0] = '\0';
 	else if ((c - 1) % 3)
 		strcpy(buf, (c - 1) % 3 == 1 ? "head" : "change");
 	else
-		snprintf(buf, CELL, "%s base", diff_metrics[col_metric(c)].title);
+		snprintf(buf, CELL, "%s base", diff_metrics[col_metric(g, c)].title);
 }
 
 static void cell_value(char *buf, const struct diff *d, const struct diff_row *r, enum diff_side s,
@@ -40,13 +53,14 @@ static void cell_value(char *buf, const struct diff *d, const struct diff_row *r
 			 100 * v->mad / v->median);
 }
 
-static void render(const struct diff *d, const struct diff_row *r, char cells[NCOLS][CELL])
+static void render(const struct diff *d, const struct grid *g, const struct diff_row *r,
+		   char cells[NCOLS][CELL])
 {
 	static const char marks[4] = { ' ', '~', '+', '-' };
 
 	snprintf(cells[0], CELL, "%c", r->fired ? '!' : r->unsure ? '?' : marks[r->status]);
-	for (int c = 1; c < NCOLS; c++) {
-		enum diff_metric m = col_metric(c);
+	for (int c = 1; c < g->ncols; c++) {
+		enum diff_metric m = col_metric(g, c);
 
 		switch ((c - 1) % 3) {
 		case 0:
@@ -63,28 +77,28 @@ static void render(const struct diff *d, const struct diff_row *r, char cells[NC
 
 /* Widths of the columns; returns how many metric groups fit (all .. 1:
  * the first always stays) and the room left for names. */
-static int layout(const struct diff *d, const struct diff_print_opts *o, size_t w[NCOLS],
-		  size_t *name_w)
+static int layout(const struct diff *d, const struct grid *g, const struct diff_print_opts *o,
+		  size_t w[NCOLS], size_t *name_w)
 {
 	char cells[NCOLS][CELL], label[4096];
 	size_t used, longest = strlen("FUNCTION");
 	int groups;
 
-	for (int c = 0; c < NCOLS; c++) {
-		col_head(c, cells[c]);
+	for (int c = 0; c < g->ncols; c++) {
+		col_head(g, c, cells[c]);
 		w[c] = strlen(cells[c]);
 	}
 	for (size_t i = 0; i < diff_text__shown(d, o->top); i++) {
 		const struct diff_row *r = diff__row(d, i);
 		size_t n = strlen(diff_row__label(r, label, sizeof(label)));
 
-		render(d, r, cells);
-		for (int c = 0; c < NCOLS; c++)
+		render(d, g, r, cells);
+		for (int c = 0; c < g->ncols; c++)
 			if (strlen(cells[c]) > w[c])
 				w[c] = strlen(cells[c]);
 		longest = n > longest ? n : longest;
 	}
-	for (groups = DIFF_NMETRICS;; groups--) {
+	for (groups = g->ngroups;; groups--) {
 		used = 0;
 		for (int c = 0; c < 1 + 3 * groups; c++)
 			used += w[c] + 2;
@@ -111,15 +125,18 @@ static void print_rows(const struct diff *d, const struct diff_print_opts *o, FI
 {
 	char cells[NCOLS][CELL], label[4096];
 	size_t w[NCOLS], name_w, shown = diff_text__shown(d, o->top);
-	int ncols = 1 + 3 * layout(d, o, w, &name_w);
+	struct grid g;
+	int ncols;
 
+	grid_of(d, &g);
+	ncols = 1 + 3 * layout(d, &g, o, w, &name_w);
 	for (int c = 0; c < ncols; c++) {
-		col_head(c, cells[c]);
+		col_head(&g, c, cells[c]);
 		fprintf(f, "%*s  ", (int)w[c], cells[c]);
 	}
 	fprintf(f, "FUNCTION\n");
 	for (size_t i = 0; i < shown; i++) {
-		render(d, diff__row(d, i), cells);
+		render(d, &g, diff__row(d, i), cells);
 		for (int c = 0; c < ncols; c++)
 			fprintf(f, "%*s  ", (int)w[c], cells[c]);
 		print_name(diff_row__label(diff__row(d, i), label, sizeof(label)), name_w, f);
@@ -216,16 +233,14 @@ static void print_verdict(const struct diff *d, const struct diff_print_opts *po
 	const struct diff_summary *s = diff__summary(d);
 	const struct diff_opts *o = diff__opts(d);
 	struct wrap w = { f, po->width, d };
-	char t[32], head[512];
+	char floor[128], head[512];
 
 	snprintf(head, sizeof(head),
-		 "base: %zu run%s, head: %zu run%s, %zu functions; times: %s; noise floor %s "
-		 "(%g%% of a run)",
+		 "base: %zu run%s, head: %zu run%s, %zu functions; times: %s; %s",
 		 diff__nruns(d, DIFF_BASE), diff__nruns(d, DIFF_BASE) == 1 ? "" : "s",
 		 diff__nruns(d, DIFF_HEAD), diff__nruns(d, DIFF_HEAD) == 1 ? "" : "s",
 		 diff__nrows(d), report__times_name(o->times),
-		 diff_fmt_value(t, sizeof(t), DIFF_SELF, o->noise_floor * s->run_total_ns),
-		 100 * o->noise_floor);
+		 diff_text__floor(d, floor, sizeof(floor)));
 	fputc('\n', f);
 	wrapped(&w, "", head);
 	diff__notes(d, note_line, &w);

@@ -88,6 +88,44 @@ size_t diff_text__shown(const struct diff *d, size_t top)
 	return top && top < diff__nrows(d) ? top : diff__nrows(d);
 }
 
+size_t diff_text__nsched(const struct diff *d)
+{
+	size_t n = 0;
+
+	for (int s = 0; s < 2; s++)
+		for (size_t k = 0; k < diff__nruns(d, (enum diff_side)s); k++)
+			n += diff__stats(d, (enum diff_side)s, k)->switches > 0;
+	return n;
+}
+
+int diff_text__columns(const struct diff *d, enum diff_metric cols[DIFF_NMETRICS])
+{
+	bool cpu = diff_text__nsched(d) > 0;
+	int n = 0;
+
+	for (int c = 0; c < DIFF_NMETRICS; c++)
+		for (int m = 0; m < DIFF_NMETRICS; m++)
+			if (diff_metrics[m].column == c && (cpu || !diff_metrics[m].on_cpu))
+				cols[n++] = (enum diff_metric)m;
+	return n;
+}
+
+const char *diff_text__floor(const struct diff *d, char *buf, size_t n)
+{
+	const struct diff_summary *s = diff__summary(d);
+	double share = diff__opts(d)->noise_floor;
+	char wall[32], cpu[32];
+
+	diff_fmt_value(wall, sizeof(wall), DIFF_SELF, share * s->run_total_ns[DIFF_SRC_SELF]);
+	diff_fmt_value(cpu, sizeof(cpu), DIFF_CPU_SELF, share * s->run_total_ns[DIFF_SRC_CPU_SELF]);
+	if (diff_text__nsched(d))
+		snprintf(buf, n, "noise floor %s, on-CPU %s (%g%% of a run)", wall, cpu,
+			 100 * share);
+	else
+		snprintf(buf, n, "noise floor %s (%g%% of a run)", wall, 100 * share);
+	return buf;
+}
+
 /* ---- notes ---- */
 
 static void note_counts(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
@@ -135,24 +173,77 @@ static void note_losses(const struct diff *d, void (*fn)(void *, const char *), 
 	}
 }
 
+/* The shift of self time, and of on-CPU self time where the on-CPU
+ * columns show: on a loaded machine the first carries the waits for a
+ * CPU, the second does not. */
 static void note_shift(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
 {
-	const struct diff_summary *s = diff__summary(d);
+	static const struct {
+		enum diff_metric m;
+		const char *what;
+	} kinds[] = { { DIFF_SELF, "times" }, { DIFF_CPU_SELF, "on-CPU times" } };
 	char buf[512];
 
 	if (diff__nruns(d, DIFF_BASE) + diff__nruns(d, DIFF_HEAD) < 2)
 		return;
-	if (!s->shift_measured)
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const struct diff_shift_summary *s = &diff__summary(d)->shift[kinds[i].m];
+
+		if (diff_metrics[kinds[i].m].on_cpu &&
+		    (!diff_text__nsched(d) ||
+		     (!s->measured && !diff__summary(d)->shift[DIFF_SELF].measured)))
+			continue; /* no on-CPU columns, or the note on times says it all */
+		if (!s->measured)
+			snprintf(buf, sizeof(buf),
+				 "too few functions (%zu) hold %.1f%% of every run to measure the "
+				 "shift all functions share: %s are compared as measured",
+				 s->functions, 100 * DIFF_SHIFT_MIN_SHARE, kinds[i].what);
+		else
+			snprintf(buf, sizeof(buf),
+				 "shared shift%s: every function of head ran %+.1f%% against base "
+				 "(the median of %zu functions), taken out before %s are compared; "
+				 "a slower machine and code that slows everything alike look the "
+				 "same",
+				 diff_metrics[kinds[i].m].on_cpu ? " on the CPU" : "",
+				 100 * (s->ratio - 1), s->functions, kinds[i].what);
+		fn(ctx, buf);
+	}
+}
+
+static bool cpu_rules(const struct diff_opts *o)
+{
+	for (size_t k = 0; k < o->nrules; k++) {
+		int m = diff_rule__metric(o->rules[k]);
+
+		if (m != DIFF_EDGE_CALLS && diff_metrics[m].on_cpu)
+			return true;
+	}
+	return false;
+}
+
+/* On-CPU times of a run without scheduler switches are its wall times:
+ * right when its threads never left a CPU, not when it was recorded
+ * without them.  A trace does not say which, so this is a note. */
+static void note_sched(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	size_t n = diff__nruns(d, DIFF_BASE) + diff__nruns(d, DIFF_HEAD),
+	       with = diff_text__nsched(d);
+	char buf[512];
+
+	if (with && with < n)
 		snprintf(buf, sizeof(buf),
-			 "too few functions (%zu) hold %.1f%% of every run to measure the shift "
-			 "all functions share: times are compared as measured",
-			 s->shift_functions, 100 * DIFF_SHIFT_MIN_SHARE);
+			 "%zu of the %zu runs have no scheduler switches: their on-CPU times are "
+			 "their wall times, which is right if their threads never left a CPU, "
+			 "not if they were recorded with --no-sched or by an older sledtrace "
+			 "(then cpu and cpu-self compare unlike figures: record every run alike)",
+			 n - with, n);
+	else if (!with && cpu_rules(diff__opts(d)))
+		snprintf(buf, sizeof(buf),
+			 "no run has scheduler switches (their threads never left a CPU, or they "
+			 "were recorded with --no-sched): on-CPU times are wall times, and the cpu "
+			 "and cpu-self rules judge total and self time");
 	else
-		snprintf(buf, sizeof(buf),
-			 "shared shift: every function of head ran %+.1f%% against base (the "
-			 "median of %zu functions), taken out before times are compared; a "
-			 "slower machine and code that slows everything alike look the same",
-			 100 * (s->shift - 1), s->shift_functions);
+		return;
 	fn(ctx, buf);
 }
 
@@ -177,6 +268,7 @@ void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), 
 {
 	note_losses(d, fn, ctx);
 	note_objects(d, fn, ctx);
+	note_sched(d, fn, ctx);
 	note_shift(d, fn, ctx);
 	note_counts(d, fn, ctx);
 }
@@ -225,6 +317,7 @@ static size_t estimate_text(const struct diff *d, const struct diff_finding *f, 
 {
 	const struct diff_estimate *e = &f->row->est[m];
 	const struct diff_summary *s = diff__summary(d);
+	bool shifted = s->shift[diff_metrics[m].shift_from].measured;
 	double conf = diff__opts(d)->confidence;
 	size_t most = diff__nruns(d, DIFF_BASE) > diff__nruns(d, DIFF_HEAD)
 			      ? diff__nruns(d, DIFF_BASE)
@@ -235,21 +328,20 @@ static size_t estimate_text(const struct diff *d, const struct diff_finding *f, 
 	if (isnan(e->ratio))
 		return (size_t)snprintf(buf, n, " (medians: a run lacks the function)");
 	if (isnan(e->p))
-		return (size_t)snprintf(
-			buf, n, " (%+.1f%% %s; one run a side)", 100 * (e->ratio - 1),
-			s->shift_measured ? "after the shared shift" : "by geometric means");
+		return (size_t)snprintf(buf, n, " (%+.1f%% %s; one run a side)",
+					100 * (e->ratio - 1),
+					shifted ? "after the shared shift" : "by geometric means");
 	need = f->fired ? 0
 			: diff_estimate__runs_needed(e, most, 1 - conf, s->significant[m],
 						     s->tested[m]);
 	if (need)
 		snprintf(decide, sizeof(decide), "; about %u runs per side would decide", need);
-	return (size_t)snprintf(buf, n,
-				" (%+.1f%% %s, %.0f%% interval %+.1f%% to %+.1f%%, p = %.2g, %zu "
-				"functions tested%s)",
-				100 * (e->ratio - 1),
-				s->shift_measured ? "after the shared shift" : "by geometric means",
-				100 * conf, 100 * (e->lo - 1), 100 * (e->hi - 1), e->p,
-				s->tested[m], decide);
+	return (size_t)snprintf(
+		buf, n,
+		" (%+.1f%% %s, %.0f%% interval %+.1f%% to %+.1f%%, p = %.2g, %zu "
+		"functions tested%s)",
+		100 * (e->ratio - 1), shifted ? "after the shared shift" : "by geometric means",
+		100 * conf, 100 * (e->lo - 1), 100 * (e->hi - 1), e->p, s->tested[m], decide);
 }
 
 const char *diff_finding__evidence(const struct diff *d, const struct diff_finding *f, char *buf,

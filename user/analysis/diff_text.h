@@ -25,6 +25,15 @@ const char *diff_row__label(const struct diff_row *r, char *buf, size_t n);
 const char *diff_edge__label(const struct diff_edge *e, char *buf, size_t n);
 /* How many functions and paths show: --top, or all. */
 size_t diff_text__shown(const struct diff *d, size_t top);
+/* How many of the runs have scheduler switches (on-CPU time). */
+size_t diff_text__nsched(const struct diff *d);
+/* The metrics the table and the markdown show, in their column order:
+ * the on-CPU ones only when a run has switches (diff_metric.h).
+ * Returns how many. */
+int diff_text__columns(const struct diff *d, enum diff_metric cols[DIFF_NMETRICS]);
+/* "noise floor 1.2ms (0.5% of a run)", with the on-CPU floor too when the
+ * on-CPU columns show. */
+const char *diff_text__floor(const struct diff *d, char *buf, size_t n);
 
 /* Calls fn once per note: lost events, counts that differ within a side,
  * the shared shift, objects only one side has. */

@@ -23,7 +23,8 @@ enum call { NONE, FIRE, UNSURE };
 struct ctx {
 	const struct diff_judge *j;
 	struct diff_summary *sum;
-	double floor_ns, q;
+	double floor_ns[DIFF_NMETRICS]; /* by time metric: the noise floor */
+	double q;
 	size_t nunsure_time, nunsure_count;
 	unsigned runs_needed;
 	/* the time rule being judged: its functions' one-sided p-values */
@@ -64,7 +65,7 @@ static enum call presence(struct ctx *c, const struct diff_rule *rule, const str
 	enum diff_metric size = diff_metrics[m].size_of;
 	double there = fmax(r->v[DIFF_BASE][size].median, r->v[DIFF_HEAD][size].median);
 
-	if (!diff_rule__passes(rule, r->change[m], r->change_pct[m]) || there < c->floor_ns ||
+	if (!diff_rule__passes(rule, r->change[m], r->change_pct[m]) || there < c->floor_ns[m] ||
 	    fabs(r->change[m]) < (double)c->j->o->min_time_ns)
 		return NONE;
 	return FIRE;
@@ -77,7 +78,7 @@ static enum call untestable(struct ctx *c, const struct diff_rule *rule, const s
 	enum diff_metric size = diff_metrics[m].size_of;
 
 	if (!diff_rule__passes(rule, r->change[m], r->change_pct[m]) ||
-	    fabs(r->change[size]) < c->floor_ns ||
+	    fabs(r->change[size]) < c->floor_ns[m] ||
 	    fabs(r->change[m]) < (double)c->j->o->min_time_ns)
 		return NONE;
 	return UNSURE;
@@ -99,7 +100,7 @@ static enum call time_call(struct ctx *c, const struct diff_rule *rule, const st
 	if (isnan(e->ratio))
 		return untestable(c, rule, r, m);
 	if (!diff_rule__passes(rule, e->change_ns, 100 * (e->ratio - 1)) ||
-	    e->size_ns < c->floor_ns || fabs(e->change_ns) < (double)c->j->o->min_time_ns)
+	    e->size_ns < c->floor_ns[m] || fabs(e->change_ns) < (double)c->j->o->min_time_ns)
 		return NONE;
 	if (confirmed)
 		return FIRE;
@@ -209,7 +210,7 @@ static void mark_changed(struct ctx *c)
 		for (int m = 0; m < DIFF_NMETRICS && r->status == DIFF_SAME; m++) {
 			const struct diff_estimate *e = &r->est[m];
 
-			if (e->significant && e->size_ns >= c->floor_ns &&
+			if (e->significant && e->size_ns >= c->floor_ns[m] &&
 			    fabs(e->change_ns) >= (double)c->j->o->min_time_ns)
 				r->status = DIFF_CHANGED;
 		}
@@ -336,7 +337,9 @@ int diff_verdict__judge(const struct diff_judge *j, struct diff_summary *out)
 		ctx_free(&c);
 		return rc;
 	}
-	c.floor_ns = j->o->noise_floor * out->run_total_ns;
+	for (int m = 0; m < DIFF_NMETRICS; m++)
+		c.floor_ns[m] = j->o->noise_floor *
+				out->run_total_ns[diff_metric__basis((enum diff_metric)m)];
 	mark_changed(&c);
 	for (size_t k = 0; k < j->o->nrules; k++) {
 		if (diff_rule__metric(j->o->rules[k]) == DIFF_EDGE_CALLS)

@@ -15,6 +15,11 @@
  * avg:   total / calls, so that the columns add up.
  * min/max, p50/p99: over each call's figure; percentiles from a
  *        log-bucketed histogram (histogram.h: within 6.25%).
+ * cpu total and self: the same as total and self, of each call's on-CPU
+ *        time (struct frame.cpu_ns, from the scheduler's switches), with
+ *        the same probe hits taken out: a probe runs on the CPU.  Without
+ *        switches a thread is always running and they equal total and
+ *        self.
  * Elided calls add to calls only: their time is already inside their
  * recorded ancestors and cannot be split into self and nested time.
  * Edges (caller -> callee, for --callers/--callees and diff) are kept
@@ -91,8 +96,7 @@ static void thread_release(void *slot)
 {
 	struct rthread *t = slot;
 
-	free(t->child);
-	free(t->probes);
+	free(t->at);
 	free(t->active);
 }
 
@@ -134,18 +138,12 @@ static int rp_enter(void *ctx, const struct trace_thread *th, const struct frame
 	struct rthread *t = thread_slots__get(&r->threads, th);
 	uint32_t fid = stack[depth - 1].fid;
 
-	size_t nchild;
-
 	if (!t)
 		return -ENOMEM;
-	nchild = t->nchild;
-	/* probes first: it may outgrow nchild, never fall short of it */
-	if (grow((void **)&t->probes, &nchild, depth, sizeof(*t->probes)) ||
-	    grow((void **)&t->child, &t->nchild, depth, sizeof(*t->child)) ||
+	if (grow((void **)&t->at, &t->ndepth, depth, sizeof(*t->at)) ||
 	    grow((void **)&t->active, &t->nactive, (size_t)fid + 1, sizeof(*t->active)))
 		return -ENOMEM;
-	t->child[depth - 1] = 0;
-	t->probes[depth - 1] = (struct comp_depth){ 0 };
+	t->at[depth - 1] = (struct rdepth){ 0 };
 	t->active[fid]++;
 	return 0;
 }
@@ -165,6 +163,21 @@ static uint64_t figure(const struct report *r, uint64_t raw, uint64_t hits)
 	return r->o.times == REPORT_TIMES_COMPENSATED ? comp__apply(raw, hits, r->cost_ns) : raw;
 }
 
+/* One call's figures of one kind of time (wall or on-CPU). */
+struct split {
+	uint64_t all, self;
+};
+
+/* own: the call's inclusive time; children: its direct children's, which
+ * clocks that disagree a little could make exceed it. */
+static struct split split_of(const struct report *r, uint64_t own, uint64_t children, uint64_t hits,
+			     uint64_t self_hits)
+{
+	uint64_t child = children < own ? children : own;
+
+	return (struct split){ figure(r, own, hits), figure(r, own - child, self_hits) };
+}
+
 static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		    uint32_t depth, uint64_t end_ns, enum frame_end how)
 {
@@ -173,26 +186,34 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 	const struct frame *f = &stack[depth - 1];
 	uint64_t dur = end_ns > f->begin_ns ? end_ns - f->begin_ns : 0;
 	struct row *row = row_of(r, group_of(r, th), f->fid);
-	uint64_t hits, self_hits, time, child;
+	struct rdepth *d, *up;
+	struct split wall, cpu;
+	uint64_t hits, self_hits;
 
 	(void)how;
-	if (!t || !row || depth > t->nchild || f->fid >= t->nactive)
+	if (!t || !row || depth > t->ndepth || f->fid >= t->nactive)
 		return -ENOMEM;
-	hits = comp__leave(&t->probes[depth - 1], depth > 1 ? &t->probes[depth - 2] : NULL,
-			   &self_hits);
+	d = &t->at[depth - 1];
+	up = depth > 1 ? d - 1 : NULL;
+	hits = comp__leave(&d->probes, up ? &up->probes : NULL, &self_hits);
 	if (!row->hist && !(row->hist = calloc(1, sizeof(*row->hist))))
 		return -ENOMEM;
-	time = figure(r, dur, hits);
-	child = t->child[depth - 1] < dur ? t->child[depth - 1] : dur;
+	wall = split_of(r, dur, d->child, hits, self_hits);
+	cpu = split_of(r, f->cpu_ns, d->cpu_child, hits, self_hits);
 	row->calls++;
-	row->self += figure(r, dur - child, self_hits);
-	measure(row, time);
-	if (depth > 1)
-		t->child[depth - 2] += dur;
-	if (t->active[f->fid] && !--t->active[f->fid])
-		row->total += time;
+	row->self += wall.self;
+	row->cpu_self += cpu.self;
+	measure(row, wall.all);
+	if (up) {
+		up->child += dur;
+		up->cpu_child += f->cpu_ns;
+	}
+	if (t->active[f->fid] && !--t->active[f->fid]) {
+		row->total += wall.all;
+		row->cpu_total += cpu.all;
+	}
 	if ((r->o.callers || r->o.callees || r->o.edges) &&
-	    add_edge(r, depth > 1 ? stack[depth - 2].fid : 0, f->fid, time))
+	    add_edge(r, up ? stack[depth - 2].fid : 0, f->fid, wall.all))
 		return -ENOMEM;
 	return 0;
 }
@@ -318,7 +339,9 @@ void report__row(const struct report *r, size_t i, struct report_row *out)
 				    .name = report__name(r, row->fid),
 				    .calls = row->calls,
 				    .total_ns = row->total,
-				    .self_ns = row->self };
+				    .self_ns = row->self,
+				    .cpu_total_ns = row->cpu_total,
+				    .cpu_self_ns = row->cpu_self };
 }
 
 size_t report__nedges(const struct report *r)

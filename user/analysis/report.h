@@ -20,12 +20,16 @@ enum report_sort {
 	REPORT_SORT_NAME,
 	REPORT_SORT_AVG,
 	REPORT_SORT_MAX,
+	REPORT_SORT_CPU,
+	REPORT_SORT_CPU_SELF,
+	REPORT_SORT_WAIT, /* self less on-CPU self: time off the CPU in the function itself */
 };
 enum report_format { REPORT_TABLE, REPORT_TSV, REPORT_CSV, REPORT_JSON };
 /* Raw: as the timestamps say.  Compensated: each call less the probe cost
  * of every probe hit inside it, clamped at 0 (model/probe_comp.h).  Every
  * time column of a row is one kind: total and self sum the calls' figures,
- * min/max/percentiles are over them, avg is total / calls. */
+ * min/max/percentiles are over them, avg is total / calls.  On-CPU time
+ * (struct frame.cpu_ns) is compensated alike: the probes run on the CPU. */
 enum report_times { REPORT_TIMES_RAW, REPORT_TIMES_COMPENSATED };
 
 struct report_opts {
@@ -65,6 +69,9 @@ struct report_row {
 	uint32_t thread, fid;
 	const char *name;
 	uint64_t calls, total_ns, self_ns;
+	/* The same two of on-CPU time: equal to total and self in a trace
+	 * without scheduler switches (stats.switches 0). */
+	uint64_t cpu_total_ns, cpu_self_ns;
 };
 
 /* A caller -> callee edge, kept with opts.edges (or --callers/--callees):

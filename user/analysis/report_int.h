@@ -23,6 +23,7 @@ struct row {
 	/* Sums and extremes of the calls' figures (report.c), raw or
 	 * compensated as the report's times say. */
 	uint64_t total, self, min, max;
+	uint64_t cpu_total, cpu_self; /* the same sums of on-CPU time */
 	struct histogram *hist;
 };
 
@@ -37,12 +38,18 @@ struct rgroup {
 	char *name, *process;
 };
 
+/* Per open frame: what its finished direct children add up to. */
+struct rdepth {
+	uint64_t child;		  /* their inclusive time */
+	uint64_t cpu_child;	  /* their inclusive on-CPU time */
+	struct comp_depth probes; /* the probe hits inside them */
+};
+
 /* Per traced thread: what a leave needs to split time. */
 struct rthread {
-	uint64_t *child;	   /* by depth: inclusive time of finished children */
-	struct comp_depth *probes; /* by depth: probe hits of finished children */
-	uint32_t *active;	   /* by fid: open activations */
-	size_t nchild, nactive;
+	struct rdepth *at; /* by depth */
+	uint32_t *active;  /* by fid: open activations */
+	size_t ndepth, nactive;
 };
 
 struct report {

@@ -6,6 +6,7 @@
  * columns go at the end. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,15 @@
 
 #define MIN_NAME 24
 
+/* The table's columns (below). */
+#define NTCOLS 12
+
 struct pr {
 	struct report *r;
 	FILE *f;
 	uint64_t self_sum;
+	bool shown[NTCOLS]; /* the table's columns that fit */
+	size_t name_max;    /* the table's room for names; 0: no limit */
 };
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -32,31 +38,59 @@ static uint64_t avg_of(const struct row *row)
 	return row->calls ? row->total / row->calls : 0;
 }
 
+/* Self time off the CPU: waiting for it, sleeping, blocked.  Per call
+ * the on-CPU self time is at most the self time, in either kind. */
+static uint64_t wait_of(const struct row *row)
+{
+	return row->self > row->cpu_self ? row->self - row->cpu_self : 0;
+}
+
+static uint64_t key_calls(const struct row *row)
+{
+	return row->calls;
+}
+
+static uint64_t key_total(const struct row *row)
+{
+	return row->total;
+}
+
+static uint64_t key_self(const struct row *row)
+{
+	return row->self;
+}
+
+static uint64_t key_max(const struct row *row)
+{
+	return row->max;
+}
+
+static uint64_t key_cpu(const struct row *row)
+{
+	return row->cpu_total;
+}
+
+static uint64_t key_cpu_self(const struct row *row)
+{
+	return row->cpu_self;
+}
+
+/* What each --sort orders by, largest first; name has no number. */
+static uint64_t (*const sort_keys[])(const struct row *) = {
+	[REPORT_SORT_CALLS] = key_calls, [REPORT_SORT_TOTAL] = key_total,
+	[REPORT_SORT_SELF] = key_self,	 [REPORT_SORT_NAME] = NULL,
+	[REPORT_SORT_AVG] = avg_of,	 [REPORT_SORT_MAX] = key_max,
+	[REPORT_SORT_CPU] = key_cpu,	 [REPORT_SORT_CPU_SELF] = key_cpu_self,
+	[REPORT_SORT_WAIT] = wait_of,
+};
+
 static int cmp_rows(const void *pa, const void *pb, void *ctx)
 {
 	const struct report *r = ctx;
 	const struct row *a = *(const struct row *const *)pa, *b = *(const struct row *const *)pb;
-	int c = 0;
+	uint64_t (*key)(const struct row *) = sort_keys[r->o.sort];
+	int c = key ? cmp_u64_desc(key(a), key(b)) : 0;
 
-	switch (r->o.sort) {
-	case REPORT_SORT_CALLS:
-		c = cmp_u64_desc(a->calls, b->calls);
-		break;
-	case REPORT_SORT_TOTAL:
-		c = cmp_u64_desc(a->total, b->total);
-		break;
-	case REPORT_SORT_SELF:
-		c = cmp_u64_desc(a->self, b->self);
-		break;
-	case REPORT_SORT_AVG:
-		c = cmp_u64_desc(avg_of(a), avg_of(b));
-		break;
-	case REPORT_SORT_MAX:
-		c = cmp_u64_desc(a->max, b->max);
-		break;
-	case REPORT_SORT_NAME:
-		break;
-	}
 	if (!c)
 		c = strcmp(report__name(r, a->fid), report__name(r, b->fid));
 	if (!c && r->o.by_thread) {
@@ -83,14 +117,23 @@ static void put_elided(FILE *f, const char *s, size_t max, int pad)
 		fprintf(f, "%*s", pad - (int)max, "");
 }
 
+/* A row's figures as the table and the other formats print them. */
 struct cols {
+	uint64_t calls, total, self, cpu, cpu_self, wait;
 	uint64_t min, avg, p50, p99, max;
 	double share;
 };
 
 static struct cols cols_of(const struct pr *p, const struct row *row)
 {
-	struct cols c = { .avg = avg_of(row), .max = row->max };
+	struct cols c = { .calls = row->calls,
+			  .total = row->total,
+			  .self = row->self,
+			  .cpu = row->cpu_total,
+			  .cpu_self = row->cpu_self,
+			  .wait = wait_of(row),
+			  .avg = avg_of(row),
+			  .max = row->max };
 
 	c.min = row->measured ? row->min : 0;
 	if (row->hist) {
@@ -108,26 +151,106 @@ static unsigned group_width(const struct report *r)
 	return r->o.by_thread || r->o.by_process ? 9 + 17 : 0;
 }
 
-static void table_header(const struct pr *p)
+enum tkind { T_COUNT, T_NS, T_SHARE };
+
+/* A column of the table, right-aligned, one space after the one before:
+ * a figure of struct cols.  On-CPU columns show in a trace with scheduler
+ * switches only: without them on-CPU times equal total and self, which
+ * they would repeat.  On a narrow terminal columns are left out in their
+ * drop order (1 first) until the table fits with room for names; 0: never
+ * left out. */
+struct tcol {
+	const char *title;
+	int width;
+	enum tkind kind;
+	size_t at; /* offsetof(struct cols, ...): a uint64_t, or share */
+	bool on_cpu;
+	int drop;
+};
+
+#define TCOL(title, width, kind, field, on_cpu, drop)                          \
+	{                                                                      \
+		title, width, kind, offsetof(struct cols, field), on_cpu, drop \
+	}
+
+static const struct tcol tcols[NTCOLS] = {
+	TCOL("CALLS", 10, T_COUNT, calls, false, 0),   TCOL("TOTAL", 10, T_NS, total, false, 0),
+	TCOL("SELF", 10, T_NS, self, false, 0),	       TCOL("CPU", 10, T_NS, cpu, true, 5),
+	TCOL("CPU-SELF", 10, T_NS, cpu_self, true, 0), TCOL("WAIT", 10, T_NS, wait, true, 0),
+	TCOL("MIN", 9, T_NS, min, false, 2),	       TCOL("AVG", 9, T_NS, avg, false, 6),
+	TCOL("P50", 9, T_NS, p50, false, 1),	       TCOL("P99", 9, T_NS, p99, false, 3),
+	TCOL("MAX", 9, T_NS, max, false, 4),	       TCOL("SHARE", 6, T_SHARE, share, false, 0),
+};
+#undef TCOL
+
+/* The columns' width with the group's, and the two spaces before names. */
+static size_t table_used(const struct pr *p)
+{
+	size_t used = group_width(p->r) + 2;
+
+	for (int i = 0; i < NTCOLS; i++)
+		used += p->shown[i] ? (size_t)tcols[i].width + (i > 0) : 0;
+	return used;
+}
+
+/* Which columns fit the terminal with MIN_NAME for names, and the room
+ * names get. */
+static void table_fit(struct pr *p)
+{
+	const struct report *r = p->r;
+	size_t used;
+
+	for (int i = 0; i < NTCOLS; i++)
+		p->shown[i] = !tcols[i].on_cpu || r->st.switches > 0;
+	while (r->o.width && (used = table_used(p)) + MIN_NAME > r->o.width) {
+		int next = -1;
+
+		for (int i = 0; i < NTCOLS; i++)
+			if (p->shown[i] && tcols[i].drop &&
+			    (next < 0 || tcols[i].drop < tcols[next].drop))
+				next = i;
+		if (next < 0)
+			break;
+		p->shown[next] = false;
+	}
+	used = table_used(p);
+	p->name_max = !r->o.width ? 0 : r->o.width > used + MIN_NAME ? r->o.width - used : MIN_NAME;
+}
+
+static void table_header(struct pr *p)
 {
 	const struct report *r = p->r;
 
+	table_fit(p);
 	report__put_times(r, p->f);
 	if (r->o.by_thread)
 		fprintf(p->f, "%8s %-16s ", "TID", "THREAD");
 	else if (r->o.by_process)
 		fprintf(p->f, "%8s %-16s ", "PID", "PROCESS");
-	fprintf(p->f, "%10s %10s %10s %9s %9s %9s %9s %9s %6s  %s\n", "CALLS", "TOTAL", "SELF",
-		"MIN", "AVG", "P50", "P99", "MAX", "SHARE", "FUNCTION");
+	for (int i = 0; i < NTCOLS; i++)
+		if (p->shown[i])
+			fprintf(p->f, "%s%*s", i ? " " : "", tcols[i].width, tcols[i].title);
+	fprintf(p->f, "  %s\n", "FUNCTION");
+}
+
+static void table_cell(const struct pr *p, const struct tcol *t, const struct cols *c)
+{
+	const void *v = (const char *)c + t->at;
+	char b[32];
+
+	if (t->kind == T_COUNT)
+		fprintf(p->f, "%*" PRIu64, t->width, *(const uint64_t *)v);
+	else if (t->kind == T_NS)
+		fprintf(p->f, "%*s", t->width,
+			text_out__ns(b, sizeof(b), *(const uint64_t *)v, ""));
+	else
+		fprintf(p->f, "%*.1f%%", t->width - 1, 100.0 * *(const double *)v);
 }
 
 static void table_row(const struct pr *p, const struct row *row)
 {
 	const struct report *r = p->r;
 	struct cols c = cols_of(p, row);
-	char b[8][32];
-	unsigned used = group_width(r) + 10 + 2 * 11 + 5 * 10 + 7 + 2;
-	size_t max = r->o.width > used + MIN_NAME ? r->o.width - used : r->o.width ? MIN_NAME : 0;
 
 	if (r->o.by_thread || r->o.by_process) {
 		const struct rgroup *g = report__group(r, row->group);
@@ -136,12 +259,15 @@ static void table_row(const struct pr *p, const struct row *row)
 		put_elided(p->f, g ? (r->o.by_thread ? g->name : g->process) : "?", 16, 16);
 		fputc(' ', p->f);
 	}
-	fprintf(p->f, "%10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s %5.1f%%  ", row->calls,
-		text_out__ns(b[0], 32, row->total, ""), text_out__ns(b[1], 32, row->self, ""),
-		text_out__ns(b[2], 32, c.min, ""), text_out__ns(b[3], 32, c.avg, ""),
-		text_out__ns(b[4], 32, c.p50, ""), text_out__ns(b[5], 32, c.p99, ""),
-		text_out__ns(b[6], 32, c.max, ""), 100.0 * c.share);
-	put_elided(p->f, report__name(r, row->fid), max, 0);
+	for (int i = 0; i < NTCOLS; i++) {
+		if (!p->shown[i])
+			continue;
+		if (i)
+			fputc(' ', p->f);
+		table_cell(p, &tcols[i], &c);
+	}
+	fputs("  ", p->f);
+	put_elided(p->f, report__name(r, row->fid), p->name_max, 0);
 	fputc('\n', p->f);
 }
 
@@ -155,9 +281,12 @@ static void put_field(const struct pr *p, const char *s)
 		text_out__csv(p->f, s);
 }
 
-static const char *const flat_cols[] = { "tid",	   "function", "calls",	 "total_ns", "self_ns",
-					 "min_ns", "avg_ns",   "p50_ns", "p99_ns",   "max_ns",
-					 "share",  "pid",      "thread", "process",  "elided" };
+/* New columns go at the end (docs/exports.md). */
+static const char *const flat_cols[] = {
+	"tid",	  "function", "calls",	"total_ns",	"self_ns",     "min_ns",
+	"avg_ns", "p50_ns",   "p99_ns", "max_ns",	"share",       "pid",
+	"thread", "process",  "elided", "cpu_total_ns", "cpu_self_ns",
+};
 
 static void flat_header(const struct pr *p)
 {
@@ -189,7 +318,8 @@ static void flat_row(const struct pr *p, const struct row *row)
 	put_field(p, g && r->o.by_thread ? g->name : "");
 	fputc(sep, p->f);
 	put_field(p, g ? g->process : "");
-	fprintf(p->f, "%c%" PRIu64 "\n", sep, row->elided);
+	fprintf(p->f, "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "\n", sep, row->elided, sep,
+		row->cpu_total, sep, row->cpu_self);
 }
 
 /* ---- JSON ---- */
@@ -207,7 +337,9 @@ static void json_row(const struct pr *p, const struct row *row, bool first)
 		",\"min_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
 		",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"share\":%.6f",
 		row->calls, row->total, row->self, c.min, c.avg, c.p50, c.p99, c.max, c.share);
-	fprintf(p->f, ",\"elided\":%" PRIu64, row->elided);
+	fprintf(p->f,
+		",\"elided\":%" PRIu64 ",\"cpu_total_ns\":%" PRIu64 ",\"cpu_self_ns\":%" PRIu64,
+		row->elided, row->cpu_total, row->cpu_self);
 	if (r->o.by_thread && g)
 		fprintf(p->f, ",\"tid\":%" PRIu32, g->tid);
 	if (g) {

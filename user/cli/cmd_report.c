@@ -22,11 +22,13 @@ _Static_assert(sizeof(enum report_times) == sizeof(int), "CLI_ENUM stores an int
 
 /* In enum report_format's and enum report_sort's order. */
 static const char *const format_names[] = { "table", "tsv", "csv", "json", NULL };
-static const char *const sort_names[] = { "calls", "total", "self", "name", "avg", "max", NULL };
+static const char *const sort_names[] = { "calls", "total", "self",	"name", "avg",
+					  "max",   "cpu",   "cpu-self", "wait", NULL };
 
 static const struct cli_option options[] = {
 	CLI_ENUM(0, "sort", S, sort, sort_names, "KEY", "calls",
-		 "order rows by this column, largest first (name: alphabetical)"),
+		 "order rows by this column, largest first (name: alphabetical; cpu, cpu-self: "
+		 "on-CPU time; wait: self time off the CPU)"),
 	CLI_UINT(0, "top", S, top, "N", "all", 1, UINT32_MAX, "print the first N rows only"),
 	CLI_FLAG(0, "by-thread", S, by_thread, "one row per function and thread (with its name)"),
 	CLI_FLAG(0, "by-process", S, by_process, "one row per function and process"),
@@ -122,10 +124,12 @@ const struct cli_command cmd_report = {
 	.summary = "per-function calls, times, percentiles, callers of a trace",
 	.synopsis = "[OPTIONS] TRACE",
 	.about = "Reads TRACE ('-' is standard input) and prints, per function, its calls, "
-		 "inclusive (total) and exclusive (self) time, min/avg/p50/p99/max duration "
+		 "inclusive (total) and exclusive (self) time, with their on-CPU part when the "
+		 "trace has scheduler switches, min/avg/p50/p99/max duration "
 		 "and share of self time, then the trace's statistics: dropped, inferred and "
-		 "unfinished events.  Long names are elided in the middle to fit the terminal "
-		 "($COLUMNS when not one); the other formats keep them whole.",
+		 "unfinished events.  Long names are elided in the middle, and on a narrow "
+		 "terminal columns left out, to fit it ($COLUMNS when not one); the other "
+		 "formats keep them whole.",
 	.operand = "TRACE",
 	.options = options,
 	.min_operands = 1,

@@ -14,9 +14,8 @@
 #include "cli/values.h"
 
 /* In enum diff_sort's order. */
-const char *const diff_cli_sort_names[] = {
-	"impact", "calls", "total", "self", "avg", "name", NULL
-};
+const char *const diff_cli_sort_names[] = { "impact", "calls", "total",	   "self", "avg",
+					    "name",   "cpu",   "cpu-self", NULL };
 /* Index = exit status. */
 const char *const diff_cli_inconclusive_names[] = { "pass", "fail", "error", NULL };
 

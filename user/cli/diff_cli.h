@@ -34,14 +34,16 @@ extern const char *const diff_cli_inconclusive_names[];
 #define DIFF_CLI_OPTIONS(T, m)                                                                    \
 	CLI_LIST(0, "fail-on", T, m.fail_on, "RULE",                                              \
 		 "exit 1 when RULE fires: METRIC OP THRESHOLD[%][:REGEX], METRIC calls, total, "  \
-		 "self, avg or edge-calls (one caller -> callee path), OP > >= < <=, e.g. "       \
-		 "'calls>0%', 'self>10%:^parse_', 'total>2ms', 'edge-calls>0%'"),                 \
+		 "self, avg, cpu, cpu-self (on-CPU time) or edge-calls (one caller -> callee "    \
+		 "path), OP > >= < <=, e.g. 'calls>0%', 'self>10%:^parse_', 'total>2ms', "        \
+		 "'cpu-self>10%', 'edge-calls>0%'"),                                              \
 		CLI_PERCENT(0, "confidence", T, m.confidence, "95%", 50, 100,                     \
 			    "a time rule fires only on a change this sure to be real, corrected " \
 			    "for the number of functions tested"),                                \
 		CLI_PERCENT(0, "noise-floor", T, m.noise_floor, "0.5%", 0, 100,                   \
 			    "a time change smaller than this share of the run's total self time " \
-			    "never fires a rule (0% to let any change fire)"),                    \
+			    "(on-CPU self time for cpu rules) never fires a rule (0% to let any " \
+			    "change fire)"),                                                      \
 		CLI_DURATION(0, "min-time", T, m.min_time, "0s",                                  \
 			     "time changes smaller than this never fire a rule"),                 \
 		CLI_ENUM(0, "inconclusive", T, m.inconclusive, diff_cli_inconclusive_names,       \
