@@ -654,7 +654,8 @@ static __always_inline void send_switch(struct task_struct *task, __u32 state)
 
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return;
-	s = notice(SLED_KIND_SWITCH, sizeof(*s), tgid, BPF_CORE_READ(task, pid), SLED_CTR_DROPS);
+	s = notice(SLED_KIND_SWITCH, sizeof(*s), tgid, BPF_CORE_READ(task, pid),
+		   SLED_CTR_SWITCH_DROPS);
 	if (!s)
 		return;
 	s->state = state;

@@ -146,7 +146,7 @@ _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size
 
 /* ---- counters and map keys ---- */
 /* Indexes of the per-CPU counters in the `counters` map. */
-#define SLED_CTR_DROPS 0	/* a call or switch record could not be queued */
+#define SLED_CTR_DROPS 0	/* a call record could not be queued */
 #define SLED_CTR_UNHELD 1	/* a new executable mapping could not be reported */
 #define SLED_CTR_LOST_CONTROL 2 /* a fork or exec notice could not be queued */
 #define SLED_CTR_LOST_IDENT 3	/* an identity record could not be queued */
@@ -155,7 +155,8 @@ _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size
 #define SLED_CTR_GATED 6	/* a call outside every --under gate: not recorded */
 #define SLED_CTR_GATES_LOST 7	/* a gate could not open (map full): its calls lost */
 #define SLED_CTR_UNREPAIRED 8	/* a forked child could not be marked for repair */
-#define SLED_CTR_MAX 9
+#define SLED_CTR_SWITCH_DROPS 9 /* a switch record could not be queued */
+#define SLED_CTR_MAX 10
 
 /* A thread's open `record --under` gate (the `gates` map, by tid): the
  * return-address slot of the outermost gate frame on its stack. */

@@ -75,6 +75,9 @@ void progress__summary(const struct progress *p, const struct record_summary *s)
 	fprintf(stderr, "sledtrace: %llu events, %llu of %llu functions hit, %llu dropped, ",
 		(unsigned long long)s->events, (unsigned long long)s->functions_hit,
 		(unsigned long long)s->functions_attached, (unsigned long long)s->drops);
+	if (s->switch_drops)
+		fprintf(stderr, "%llu scheduler switches dropped (on-CPU times are off), ",
+			(unsigned long long)s->switch_drops);
 	if (s->gaps)
 		fprintf(stderr, "%llu coverage gap%s (calls may be missing), ",
 			(unsigned long long)s->gaps, s->gaps == 1 ? "" : "s");

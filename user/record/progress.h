@@ -24,7 +24,8 @@ void progress__clear(struct progress *p);
 struct record_summary {
 	uint64_t events, functions_hit, functions_attached, drops, bytes;
 	uint64_t unmatched, inferred, unfinished;
-	uint64_t gaps; /* coverage gaps (coverage.h) */
+	uint64_t gaps;	       /* coverage gaps (coverage.h) */
+	uint64_t switch_drops; /* on-CPU time is off where these were lost */
 	const char *path;
 	bool discarded; /* the output was /dev/null: no trace was built */
 };

@@ -402,10 +402,10 @@ static int write_gaps(struct record *r, struct trace_stats *st)
 /* --strict: what keeps the trace from being exact, or 0 when nothing. */
 static uint64_t inexact(struct record *r, const struct trace_stats *st)
 {
-	return st->ringbuf_drops + st->coverage_gaps + counter(r, SLED_CTR_UNHELD) +
-	       counter(r, SLED_CTR_LOST_CONTROL) + counter(r, SLED_CTR_UNTRACED) +
-	       counter(r, SLED_CTR_GAPS_LOST) + counter(r, SLED_CTR_GATES_LOST) +
-	       counter(r, SLED_CTR_UNREPAIRED);
+	return st->ringbuf_drops + st->switch_drops + st->coverage_gaps +
+	       counter(r, SLED_CTR_UNHELD) + counter(r, SLED_CTR_LOST_CONTROL) +
+	       counter(r, SLED_CTR_UNTRACED) + counter(r, SLED_CTR_GAPS_LOST) +
+	       counter(r, SLED_CTR_GATES_LOST) + counter(r, SLED_CTR_UNREPAIRED);
 }
 
 static int strict_status(struct record *r, const struct trace_stats *st)
@@ -417,7 +417,8 @@ static int strict_status(struct record *r, const struct trace_stats *st)
 	fprintf(stderr,
 		"sledtrace: --strict: the trace is not exact: %" PRIu64 " events dropped, %" PRIu64
 		" coverage gaps, %" PRIu64 " other losses (see the warnings above)\n",
-		st->ringbuf_drops, st->coverage_gaps, n - st->ringbuf_drops - st->coverage_gaps);
+		st->ringbuf_drops + st->switch_drops, st->coverage_gaps,
+		n - st->ringbuf_drops - st->switch_drops - st->coverage_gaps);
 	return r->status ? r->status : 3;
 }
 
@@ -429,6 +430,7 @@ int record__finish(struct record *r)
 	int ret;
 
 	st.ringbuf_drops = counter(r, SLED_CTR_DROPS);
+	st.switch_drops = counter(r, SLED_CTR_SWITCH_DROPS);
 	st.gated_out = counter(r, SLED_CTR_GATED);
 	for (size_t i = 0; i < object_set__count(r->objs); i++)
 		st.ignored_sleds += object_set__get(r->objs, i)->map->ignored_sleds;
@@ -448,6 +450,7 @@ int record__finish(struct record *r)
 	sum.functions_hit = collector__functions_hit(r->col);
 	sum.functions_attached = r->plan.functions;
 	sum.drops = st.ringbuf_drops;
+	sum.switch_drops = st.switch_drops;
 	sum.bytes = r->gz ? gzout__bytes(r->gz) : r->pw ? perfetto_writer__bytes(r->pw) : 0;
 	sum.discarded = !r->pw;
 	sum.inferred = st.inferred_exits;
