@@ -334,7 +334,7 @@ static char *run_sched(const struct report_opts *o)
 #define SCHED_STATS                                                                                   \
 	"events=20 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 depth_capped=0 "   \
 	"max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=8 " \
-	"probe_cost_ns=4"
+	"switch_drops=0 probe_cost_ns=4"
 
 /* The last two columns: cpu_total_ns, cpu_self_ns; the others as without
  * switches (wall time). */
