@@ -229,6 +229,28 @@ int on_ret(struct pt_regs *ctx)
 	return emit_call(ctx, ARCH_RET_SLOT(PT_REGS_SP(ctx)));
 }
 
+#include "capture.h"
+
+/* The capture programs replace on_sled and on_ret on the chosen
+ * functions' entry sled and on their returns (exit sled or uretprobe). */
+SEC("uprobe")
+int on_capture_entry(struct pt_regs *ctx)
+{
+	return emit_capture(ctx, PT_REGS_SP(ctx), SLED_KIND_ENTRY, true);
+}
+
+SEC("uprobe")
+int on_capture_exit(struct pt_regs *ctx)
+{
+	return emit_capture(ctx, PT_REGS_SP(ctx), SLED_KIND_EXIT, false);
+}
+
+SEC("uretprobe")
+int on_capture_ret(struct pt_regs *ctx)
+{
+	return emit_capture(ctx, ARCH_RET_SLOT(PT_REGS_SP(ctx)), SLED_KIND_RET, false);
+}
+
 /* The process-scope programs are raw tracepoints that read kernel fields
  * with BPF_CORE_READ, not BTF-typed ones that dereference them: libbpf then
  * needs kernel BTF only for the CO-RE relocations (a minimal BTF does, see

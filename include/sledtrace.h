@@ -47,7 +47,14 @@
  * it does not have (struct sled_mapped, addr 0): the collector repairs
  * its text and resumes it (user/record/fork_text.c). */
 #define SLED_KIND_FORK_HOLD 10
-#define SLED_KIND_MAX 11
+/* A call of a function chosen with record --capture, with the values it
+ * was called with or returned (struct sled_capture): ARGS replaces its
+ * ENTRY record, RETVAL its EXIT or RET record (the record's `via` says
+ * which).  Only those functions' probes run the capture programs: every
+ * other call keeps its 32-byte record and its cost. */
+#define SLED_KIND_ARGS 11
+#define SLED_KIND_RETVAL 12
+#define SLED_KIND_MAX 13
 
 /* ---- the header and the tag ---- */
 /* Cookie of a call probe, set at attach time: [63..56] kind, [55] gate
@@ -128,6 +135,44 @@ struct sled_ident {
 	char args[SLED_ARGS_MAX];
 };
 
+/* What a capture probe reads from the target's memory besides the
+ * registers, per register (struct sled_capture_spec.read). */
+#define SLED_READ_NONE 0
+#define SLED_READ_STR 1	  /* a NUL-terminated string at the register's address */
+#define SLED_READ_BYTES 2 /* bytes at the register's address, their count in the next register */
+
+#define SLED_CAP_NREG 6	    /* the integer argument registers (x86-64: rdi..r9) */
+#define SLED_CAP_STR_MAX 64 /* bytes read per value, a NUL included: power of two */
+
+/* The value of the `capture_specs` map, keyed by the probe's cookie (so an
+ * entry and a return probe of one function have one each).  any: how many
+ * of read[] are not SLED_READ_NONE.  One read makes a record of
+ * SLED_CAPTURE_ONE bytes (its bytes in str[0]), more the whole record
+ * (value i's in str[i]), none SLED_CAPTURE_SMALL. */
+struct sled_capture_spec {
+	__u8 read[SLED_CAP_NREG];
+	__u8 any;
+	__u8 pad;
+};
+
+/* A captured call.  The head's tag is the probe's cookie (kind ARGS or
+ * RETVAL).  val[]: at an entry the argument registers in order, at a
+ * return the return registers (x86-64: rax, rdx; the rest 0).  It is
+ * shorter when its spec reads less (struct sled_capture_spec). */
+struct sled_capture {
+	struct sled_head h;
+	__u64 slot;    /* as struct sled_call.slot */
+	__u32 via;     /* the call kind it stands for: ENTRY, EXIT or RET */
+	__u16 invalid; /* bit i: val[i]'s memory could not be read (no fault: marked) */
+	__u16 pad;
+	__u64 val[SLED_CAP_NREG];
+	__u16 len[SLED_CAP_NREG]; /* bytes of str[i] read, no NUL */
+	__u32 pad2;
+	char str[SLED_CAP_NREG][SLED_CAP_STR_MAX];
+};
+#define SLED_CAPTURE_SMALL __builtin_offsetof(struct sled_capture, str)
+#define SLED_CAPTURE_ONE (SLED_CAPTURE_SMALL + SLED_CAP_STR_MAX)
+
 /* The layouts both sides compile: the BPF program writes them, the
  * collector reads them, and nothing else checks that they agree. */
 _Static_assert(sizeof(struct sled_head) == 24, "sled_head is 24 bytes");
@@ -140,6 +185,14 @@ _Static_assert(sizeof(struct sled_thread_exit) == 32, "sled_thread_exit is 32 by
 _Static_assert(sizeof(struct sled_mapped) == 40, "sled_mapped is 40 bytes");
 _Static_assert(sizeof(struct sled_fork) == 40, "sled_fork is 40 bytes");
 _Static_assert(sizeof(struct sled_switch) == 32, "sled_switch is 32 bytes");
+_Static_assert(sizeof(struct sled_capture_spec) == 8, "sled_capture_spec is 8 bytes");
+_Static_assert(__builtin_offsetof(struct sled_capture, slot) == 24, "sled_capture.slot at 24");
+_Static_assert(__builtin_offsetof(struct sled_capture, via) == 32, "sled_capture.via at 32");
+_Static_assert(__builtin_offsetof(struct sled_capture, val) == 40, "sled_capture.val at 40");
+_Static_assert(__builtin_offsetof(struct sled_capture, len) == 88, "sled_capture.len at 88");
+_Static_assert(__builtin_offsetof(struct sled_capture, str) == 104, "sled_capture.str at 104");
+_Static_assert(sizeof(struct sled_capture) == 104 + SLED_CAP_NREG * SLED_CAP_STR_MAX,
+	       "sled_capture size");
 _Static_assert(__builtin_offsetof(struct sled_ident, comm) == 32, "sled_ident.comm at 32");
 _Static_assert(__builtin_offsetof(struct sled_ident, args) == 48, "sled_ident.args at 48");
 _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size");

@@ -19,5 +19,23 @@
  * slot is one word below the stack pointer.  At a sled (entry, exit,
  * tail: before the call's `ret` or `jmp`) the stack pointer is the slot. */
 #define ARCH_RET_SLOT(sp) ((sp)-8)
+/* The SysV ABI's integer argument registers in order (at an entry sled,
+ * the function's first instruction, they still hold the arguments), and
+ * its integer return registers (at an exit sled or a uretprobe). */
+#define ARCH_ARG_REGS(ctx, v)       \
+	do {                        \
+		(v)[0] = (ctx)->di; \
+		(v)[1] = (ctx)->si; \
+		(v)[2] = (ctx)->dx; \
+		(v)[3] = (ctx)->cx; \
+		(v)[4] = (ctx)->r8; \
+		(v)[5] = (ctx)->r9; \
+	} while (0)
+#define ARCH_RET_REGS(ctx, v)                          \
+	do {                                           \
+		(v)[0] = (ctx)->ax;                    \
+		(v)[1] = (ctx)->dx;                    \
+		(v)[2] = (v)[3] = (v)[4] = (v)[5] = 0; \
+	} while (0)
 
 #endif

@@ -215,6 +215,8 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 	if ((r->o.callers || r->o.callees || r->o.edges) &&
 	    add_edge(r, up ? stack[depth - 2].fid : 0, f->fid, wall.all))
 		return -ENOMEM;
+	if (f->values && f->values->n && report_values__add(&r->values, f->fid, f->values))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -374,6 +376,7 @@ void report__free(struct report *r)
 		free(r->groups[i].process);
 	}
 	trace_gaps__free(&r->gaps);
+	report_values__free(&r->values);
 	if (r->have_re)
 		regfree(&r->re);
 	free(r->names);

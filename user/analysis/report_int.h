@@ -10,6 +10,7 @@
 
 #include "analysis/histogram.h"
 #include "analysis/report.h"
+#include "analysis/report_values.h"
 #include "model/probe_comp.h"
 #include "model/thread_slots.h"
 #include "util/u64map.h"
@@ -67,8 +68,9 @@ struct report {
 	struct rgroup *groups;	     /* by group id, through group_idx */
 	size_t ngroups;
 	struct trace_stats st;
-	struct trace_gaps gaps; /* coverage gaps the trace lists */
-	uint64_t cost_ns;	/* probe cost per hit, handed over before the calls */
+	struct trace_gaps gaps;	     /* coverage gaps the trace lists */
+	uint64_t cost_ns;	     /* probe cost per hit, handed over before the calls */
+	struct report_values values; /* record --capture's, by function */
 	bool cost_known;
 };
 

@@ -14,6 +14,9 @@
 #include "format/text_out.h"
 #include "model/trace_stats.h"
 
+/* Values shown per argument. */
+#define VALUES_TOP 5
+
 #define MIN_NAME 24
 
 /* The table's columns (below). */
@@ -405,6 +408,25 @@ static int print_rows(struct pr *p)
 	return 0;
 }
 
+/* The most frequent captured values (record --capture) of the functions a
+ * table is about: those --function picks, or the one --callers/--callees
+ * names.  Only in the table: the other formats keep their schemas. */
+static void print_values(struct report *r, FILE *f)
+{
+	const char *one = r->o.callers ? r->o.callers : r->o.callees;
+
+	if (r->o.format != REPORT_TABLE || (!one && !r->have_re))
+		return;
+	for (uint32_t fid = 1; fid < r->nnames; fid++) {
+		const char *name = report__name(r, fid);
+
+		if (!report_values__has(&r->values, fid))
+			continue;
+		if (one ? !strcmp(name, one) : !regexec(&r->re, name, 0, NULL, 0))
+			report_values__print(&r->values, fid, name, VALUES_TOP, f);
+	}
+}
+
 int report__print(struct report *r, FILE *f)
 {
 	struct pr p = { .r = r, .f = f };
@@ -412,5 +434,6 @@ int report__print(struct report *r, FILE *f)
 
 	if (err)
 		return err;
+	print_values(r, f);
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }

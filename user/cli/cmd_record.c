@@ -2,6 +2,7 @@
 /* cmd_record.c: `sledtrace record`: its options, and the walk through a
  * recording's phases (record.h).  Any failure is one line on stderr, a
  * non-zero exit and no output file. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 #include "object/debuginfo.h"
 #include "probes/exit_policy.h"
 #include "record/record.h"
+#include "select/capture.h"
 #include "record/record_opts.h"
 #include "target/launch.h"
 
@@ -20,6 +22,7 @@ struct record_cli {
 	const char *pid_list; /* -p */
 	struct cli_list objects;
 	struct cli_list under;
+	struct cli_list captures;
 };
 
 #define S struct record_cli
@@ -90,6 +93,10 @@ static const struct cli_option options[] = {
 		 "record only the calls made while a function matching REGEX is on the thread's "
 		 "stack, those functions' calls included (decided in the kernel; the rest is "
 		 "counted as gated_out); -F/-N still choose what else is probed"),
+	CLI_LIST(0, "capture", S, captures, "SPEC",
+		 "take the arguments and return values of the functions matching SPEC's regex: "
+		 "REGEX alone takes what DWARF types say, REGEX:1,2/s,ret/d chooses registers "
+		 "and formats (d u x b s S, d/u/x with a width like d32); repeatable"),
 	CLI_FLAG(0, "as-root", S, o.as_root,
 		 "under sudo, run COMMAND as root (default: as the user who ran sudo)"),
 	CLI_END,
@@ -122,6 +129,27 @@ static int parse_pids(struct record_opts *o, const char *arg, char *err, size_t 
 		p = *end ? end + 1 : end;
 	}
 	return 0;
+}
+
+/* --capture: each SPEC must parse (a bad one is a usage error now, not
+ * a failure once the target runs). */
+static int check_captures(S *c, char *err, size_t errlen)
+{
+	struct record_opts *o = &c->o;
+	struct capture_set *cs = NULL;
+	int ret;
+
+	if (c->captures.n > sizeof(o->captures) / sizeof(o->captures[0])) {
+		snprintf(err, errlen, "--capture: at most 64 specs");
+		return -1;
+	}
+	for (size_t i = 0; i < c->captures.n; i++)
+		o->captures[o->ncaptures++] = c->captures.v[i];
+	ret = capture_set__new(o->captures, o->ncaptures, &cs, err, errlen);
+	capture_set__free(cs);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	return ret ? -1 : 0;
 }
 
 /* -p, --duration, --follow, --object, --as-root. */
@@ -162,7 +190,7 @@ static int check(void *set, char *err, size_t errlen)
 {
 	struct record_opts *o = &((S *)set)->o;
 
-	if (check_scope(set, err, errlen))
+	if (check_scope(set, err, errlen) || check_captures(set, err, errlen))
 		return -1;
 	if (o->all && !o->no_xray)
 		snprintf(err, errlen, "--all only means something with --no-xray");

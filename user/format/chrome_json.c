@@ -124,9 +124,37 @@ static size_t append_ts(struct chrome_json *cj, char *p, uint64_t ns)
 	return n;
 }
 
+/* An E event's args: how the frame ended when it did not return, and its
+ * captured values (record --capture) as "args.NAME" and "return". */
+static void end_args(struct chrome_json *cj, const char *end, const struct frame_values *v)
+{
+	char num[32];
+
+	fputs(",\"args\":{", cj->f);
+	if (end)
+		fprintf(cj->f, "\"end\":\"%s\"", end);
+	for (uint32_t i = 0; v && i < v->n; i++) {
+		const struct trace_value *tv = &v->v[i];
+
+		char key[256];
+
+		snprintf(key, sizeof(key), "%s%s", strcmp(tv->name, VALUE_RETURN) ? "args." : "",
+			 tv->name);
+		if (end || i)
+			fputc(',', cj->f);
+		text_out__json(cj->f, key);
+		fputc(':', cj->f);
+		if (tv->kind == VALUE_INT || tv->kind == VALUE_UINT || tv->kind == VALUE_BOOL)
+			fputs(value__format(tv->kind, tv->raw, num, sizeof(num)), cj->f);
+		else
+			text_out__json(cj->f, tv->text);
+	}
+	fputc('}', cj->f);
+}
+
 /* One B or E event, formatted by hand: this is most of the output. */
 static void event(struct chrome_json *cj, const struct trace_thread *th, uint32_t fid, char ph,
-		  uint64_t ns, const char *end)
+		  uint64_t ns, const char *end, const struct frame_values *values)
 {
 	static const char mid[] = ",\"cat\":\"function\",\"ph\":\"";
 	const char *name = name_of(cj, fid);
@@ -148,6 +176,12 @@ static void event(struct chrome_json *cj, const struct trace_thread *th, uint32_
 	memcpy(buf + n, ",\"tid\":", 7);
 	n += 7;
 	n += append_u64(buf + n, th->tid);
+	if (values && values->n) {
+		fwrite(buf, 1, n, cj->f);
+		end_args(cj, end, values);
+		fputc('}', cj->f);
+		return;
+	}
 	if (end) {
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",\"args\":{\"end\":\"%s\"}", end);
 	}
@@ -160,7 +194,7 @@ static int cj_enter(void *ctx, const struct trace_thread *th, const struct frame
 {
 	struct chrome_json *cj = ctx;
 
-	event(cj, th, stack[depth - 1].fid, 'B', stack[depth - 1].begin_ns, NULL);
+	event(cj, th, stack[depth - 1].fid, 'B', stack[depth - 1].begin_ns, NULL, NULL);
 	return ferror(cj->f) ? -EIO : 0;
 }
 
@@ -173,7 +207,8 @@ static int cj_leave(void *ctx, const struct trace_thread *th, const struct frame
 
 	/* An end before its begin would break nesting: clamp. */
 	event(cj, th, stack[depth - 1].fid, 'E', end_ns > begin ? end_ns : begin,
-	      how != FRAME_RETURNED && (unsigned)how < 4 ? ends[how] : NULL);
+	      how != FRAME_RETURNED && (unsigned)how < 4 ? ends[how] : NULL,
+	      stack[depth - 1].values);
 	return ferror(cj->f) ? -EIO : 0;
 }
 

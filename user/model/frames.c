@@ -70,6 +70,9 @@ struct frame_builder *frame_builder__new(const struct frame_sink *sink)
 
 static void thread_free(struct fb_thread *t)
 {
+	/* frames still open when a producer gave up */
+	for (uint32_t i = 0; i < t->depth; i++)
+		frame_values__free(t->stack[i].values);
 	free((char *)t->th.name);
 	free((char *)t->th.process_name);
 	free((char *)t->th.cmdline);
@@ -325,8 +328,17 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
 	err = fb->sink.ops->leave
 		      ? fb->sink.ops->leave(fb->sink.ctx, &t->th, t->stack, t->depth, ts, how)
 		      : 0;
+	frame_values__free(f->values);
 	t->depth--;
 	return err;
+}
+
+int frame_builder__value(struct fb_thread *t, const char *name, enum value_kind kind, uint64_t raw,
+			 const char *text)
+{
+	if (!t->depth)
+		return 0;
+	return frame_values__add(&t->stack[t->depth - 1].values, name, kind, raw, text);
 }
 
 uint32_t frame_builder__depth(const struct fb_thread *t)

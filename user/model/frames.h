@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "model/trace_stats.h"
+#include "model/values.h"
 
 /* A function's identity is (object, build_id, addr); name, mangled, file
  * and line describe it.  Any of the identity fields may be NULL/0 when the
@@ -90,6 +91,9 @@ struct frame {
 	 * frame ends, before leave()) the frame's own, children included. */
 	uint64_t cpu_begin_ns;
 	uint64_t cpu_ns;
+	/* Captured arguments and return value (record --capture), or NULL.
+	 * The builder owns them; they go when the frame ends, after leave(). */
+	struct frame_values *values;
 };
 
 /* What a thread is doing, from a scheduler switch on: on-CPU time is the
@@ -174,6 +178,10 @@ int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t
 			 uint64_t sp);
 int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
 			 enum frame_end how);
+/* Attaches a captured value to t's open top frame (to be seen at its
+ * leave); nothing happens when t has no open frame. */
+int frame_builder__value(struct fb_thread *t, const char *name, enum value_kind kind, uint64_t raw,
+			 const char *text);
 uint32_t frame_builder__depth(const struct fb_thread *t);
 const struct frame *frame_builder__top(const struct fb_thread *t); /* NULL if empty */
 /* The i-th open frame from the bottom (0 is the outermost), or NULL. */

@@ -37,28 +37,46 @@ enum exit_returns probe_plan__function_returns(const struct elf_object *obj,
 	return exits->returns;
 }
 
+/* The program and cookie kind of a sled's probe: the capture ones when
+ * the function's values are taken there. */
+static struct bpf_program *pick(struct bpf_program *plain, struct bpf_program *cap, bool take,
+				unsigned plain_kind, unsigned cap_kind, unsigned *kind)
+{
+	*kind = take ? cap_kind : plain_kind;
+	return take ? cap : plain;
+}
+
 /* gate: SLED_COOKIE_GATE for a gate function's probes, else 0. */
 static int queue_sled(struct attacher *a, const struct probe_programs *progs, const char *path,
 		      const struct xray_sled *s, uint32_t obj_index, uint32_t fn, uint64_t gate,
-		      enum exit_returns returns, struct object_plan *out)
+		      enum exit_returns returns, uint8_t cap, struct object_plan *out)
 {
+	bool args = cap & PROBE_CAPTURE_ARGS, ret = cap & PROBE_CAPTURE_RET;
+	struct bpf_program *prog;
+	unsigned kind;
 	int err = 0;
 
 	switch (s->kind) {
 	case XRAY_SLED_ENTRY:
-		err = attacher__add(a, progs->entry, path, s->file_offset,
-				    SLED_COOKIE(SLED_KIND_ENTRY, obj_index, fn) | gate, 0);
+		prog = pick(progs->entry, progs->cap_entry, args, SLED_KIND_ENTRY, SLED_KIND_ARGS,
+			    &kind);
+		err = attacher__add(a, prog, path, s->file_offset,
+				    SLED_COOKIE(kind, obj_index, fn) | gate, 0);
 		if (!err && returns == RETURNS_URETPROBE) {
-			err = attacher__add(a, progs->ret, path, s->file_offset,
-					    SLED_COOKIE(SLED_KIND_RET, obj_index, fn) | gate, 1);
+			prog = pick(progs->ret, progs->cap_ret, ret, SLED_KIND_RET,
+				    SLED_KIND_RETVAL, &kind);
+			err = attacher__add(a, prog, path, s->file_offset,
+					    SLED_COOKIE(kind, obj_index, fn) | gate, 1);
 			out->probes++;
 		}
 		break;
 	case XRAY_SLED_EXIT:
 		if (returns != RETURNS_SLED)
 			return 0;
-		err = attacher__add(a, progs->exit, path, s->file_offset,
-				    SLED_COOKIE(SLED_KIND_EXIT, obj_index, fn) | gate, 0);
+		prog = pick(progs->exit, progs->cap_exit, ret, SLED_KIND_EXIT, SLED_KIND_RETVAL,
+			    &kind);
+		err = attacher__add(a, prog, path, s->file_offset,
+				    SLED_COOKIE(kind, obj_index, fn) | gate, 0);
 		break;
 	case XRAY_SLED_TAIL:
 		err = attacher__add(a, progs->tail, path, s->file_offset,
@@ -79,12 +97,14 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 {
 	const bool *selected = choice ? choice->selected : NULL;
 	const bool *gates = choice ? choice->gates : NULL;
+	const uint8_t *capture = choice ? choice->capture : NULL;
 
 	*out = (struct object_plan){ .copy = exits->copy, .returns = exits->returns };
 	if (!path)
 		path = elf_object__path(obj);
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
+		uint8_t cap = capture ? capture[f->id] : 0;
 		enum exit_returns returns;
 		int err;
 
@@ -98,10 +118,11 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 			returns = RETURNS_SLED;
 		out->functions++;
 		out->ret_functions += returns == RETURNS_URETPROBE;
+		out->captured += cap != 0;
 		for (uint32_t k = 0; k < f->nsleds; k++) {
 			err = queue_sled(a, progs, path, &map->sleds[f->first_sled + k], obj_index,
 					 f->id, gates && gates[f->id] ? SLED_COOKIE_GATE : 0,
-					 returns, out);
+					 returns, cap, out);
 			if (err)
 				return err;
 		}

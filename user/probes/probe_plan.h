@@ -17,6 +17,9 @@
 
 struct probe_programs {
 	struct bpf_program *entry, *exit, *tail, *ret;
+	/* record --capture: what replaces entry, and exit or ret, on the
+	 * functions whose values are taken (may be NULL when none are) */
+	struct bpf_program *cap_entry, *cap_exit, *cap_ret;
 };
 
 /* Which functions of an object get probes, by XRay id: selected ones,
@@ -24,9 +27,14 @@ struct probe_programs {
 struct probe_choice {
 	const bool *selected; /* NULL: all */
 	const bool *gates;
+	const uint8_t *capture; /* PROBE_CAPTURE_* by XRay id; NULL: none */
 };
+/* probe_plan__queue's capture[id]: which of a function's values are taken. */
+#define PROBE_CAPTURE_ARGS 1 /* at its entry sled */
+#define PROBE_CAPTURE_RET 2  /* at its returns (exit sleds or its uretprobe) */
 
 struct object_plan {
+	size_t captured;	   /* functions with a capture probe */
 	enum exit_copy copy;	   /* the file probed */
 	enum exit_returns returns; /* for the functions that are not leaves under mixed */
 	size_t functions;	   /* functions selected */
@@ -37,7 +45,8 @@ struct object_plan {
 
 /* Queues obj's probes on a, on the file path (NULL: obj's own; else a
  * rewritten copy of it) with exits as exit_policy__object gave them.
- * selected[id] (1-based XRay ids) picks functions; NULL selects all. */
+ * selected[id] (1-based XRay ids) picks functions; NULL selects all.
+ * capture[id] (PROBE_CAPTURE_*, NULL: none) puts capture programs on them. */
 int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		      const struct elf_object *obj, const char *path, const struct xray_map *map,
 		      uint32_t obj_index, const struct object_exits *exits,

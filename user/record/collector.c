@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "model/thread_slots.h"
+#include "record/capture_values.h"
 #include "record/collector.h"
 #include "record/idents.h"
 
@@ -299,8 +300,10 @@ static int handle_entry(struct collector *c, struct cthread *t, uint32_t fid,
 }
 
 /* e->slot: the return-address slot the exiting frame was entered with. */
+/* cap: a RETVAL record's return value for the frame it closes, or NULL. */
 static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid,
-		       const struct sled_call *e, unsigned kind)
+		       const struct sled_call *e, unsigned kind, const struct capture_fn *cap,
+		       size_t size)
 {
 	uint64_t slot = e->slot;
 	const struct frame *top;
@@ -312,6 +315,9 @@ static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid,
 	if (top && top->sp == slot) {
 		if (kind == SLED_KIND_TAIL && top->fid == fid)
 			remember_tail(t, slot);
+		if (cap && top->fid == fid &&
+		    (err = capture_values__attach(cap, (const void *)e, size, true, t->fbt)))
+			return err;
 		return frame_builder__leave(c->fb, t->fbt, e->h.ts,
 					    kind == SLED_KIND_TAIL ? FRAME_TAIL : FRAME_RETURNED);
 	}
@@ -398,7 +404,33 @@ static int call(struct collector *c, const struct sled_call *e)
 		return err;
 	if (kind == SLED_KIND_ENTRY)
 		return handle_entry(c, t, fid, e);
-	return handle_exit(c, t, fid, e, kind);
+	return handle_exit(c, t, fid, e, kind, NULL, 0);
+}
+
+/* A call of a --capture function: its entry with the arguments, or its
+ * return with the value returned (via: the call kind it stands for). */
+static int captured(struct collector *c, const struct sled_capture *e, size_t size)
+{
+	unsigned kind = SLED_TAG_KIND(e->h.tag), obj = SLED_COOKIE_OBJ(e->h.tag);
+	uint32_t fn = SLED_COOKIE_FN(e->h.tag), fid;
+	const struct sled_call *call = (const struct sled_call *)e;
+	const struct capture_fn *cap;
+	struct cthread *t;
+	int err;
+
+	if (obj >= c->nobjs || fn == 0 || fn > c->objs[obj].nfuncs ||
+	    (kind == SLED_KIND_ARGS ? e->via != SLED_KIND_ENTRY
+				    : e->via != SLED_KIND_EXIT && e->via != SLED_KIND_RET))
+		return 0;
+	fid = c->objs[obj].fid_base + fn;
+	cap = c->objs[obj].capture ? c->objs[obj].capture[fn] : NULL;
+	if ((err = thread_for(c, e->h.tgid, e->h.tid, &t)))
+		return err;
+	if (kind == SLED_KIND_RETVAL)
+		return handle_exit(c, t, fid, call, e->via, cap, size);
+	if ((err = handle_entry(c, t, fid, call)) || !cap)
+		return err;
+	return capture_values__attach(cap, e, size, false, t->fbt);
 }
 
 /* A thread the trace has not met yet (no traced call) has no frames to
@@ -426,6 +458,8 @@ static const uint32_t record_size[SLED_KIND_MAX] = {
 	[SLED_KIND_IDENT] = sizeof(struct sled_ident),
 	[SLED_KIND_SWITCH] = sizeof(struct sled_switch),
 	[SLED_KIND_FORK_HOLD] = sizeof(struct sled_mapped),
+	[SLED_KIND_ARGS] = SLED_CAPTURE_SMALL,
+	[SLED_KIND_RETVAL] = SLED_CAPTURE_SMALL,
 };
 
 unsigned collector__kind(const void *rec, size_t size)
@@ -449,6 +483,10 @@ int collector__event(struct collector *c, const void *rec, size_t size)
 	case SLED_KIND_RET:
 		c->st.events++;
 		return call(c, rec);
+	case SLED_KIND_ARGS:
+	case SLED_KIND_RETVAL:
+		c->st.events++;
+		return captured(c, rec, size);
 	case SLED_KIND_THREAD_EXIT:
 		c->st.events++;
 		return thread_exit(c, rec);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "model/frames.h"
+#include "select/capture.h"
 #include "sledtrace.h"
 
 struct collector;
@@ -19,6 +20,9 @@ struct collector;
 struct collector_object {
 	uint32_t fid_base; /* trace function id = fid_base + XRay id */
 	uint32_t nfuncs;
+	/* record --capture: how each function's captured values are shown, by
+	 * XRay id; NULL: none (not owned) */
+	const struct capture_fn *const *capture;
 };
 
 /* Where names and command lines came from when the kernel sent none. */

@@ -135,7 +135,7 @@ static int attach_new(struct mapping_watch *w)
 	if (!ret && w->copies)
 		copies__make(w->copies, w->objs);
 	if (!ret)
-		ret = object_set__queue(w->objs, w->att, &w->progs, w->exits);
+		ret = object_set__queue(w->objs, w->att, &w->probes, w->exits);
 	if (ret)
 		return ret;
 	w->attached = object_set__count(w->objs);

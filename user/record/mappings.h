@@ -28,7 +28,7 @@
 struct mapping_watch {
 	struct object_set *objs;
 	struct attacher *att;
-	struct probe_programs progs;
+	struct object_probes probes;
 	const struct exit_policy *exits;
 	struct collector *col;
 	struct frame_builder *fb;

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
+
 #include "object/instrumented.h"
+#include "object/params.h"
 #include "record/objects.h"
 #include "util/u64map.h"
 
@@ -57,6 +60,10 @@ static void object_free(struct traced_object *o)
 	free(o->open_path);
 	free(o->selected);
 	free(o->gates);
+	for (size_t id = 0; o->capture && id <= o->map->nfuncs; id++)
+		capture_fn__free(o->capture[id]);
+	free(o->capture);
+	free(o->capture_flags);
 	ns_copy__free(o->copy);
 	symbols__free(o->syms);
 	xray_map__free(o->map);
@@ -89,6 +96,39 @@ static int select_gates(const struct object_set *s, struct traced_object *o)
 	return ret;
 }
 
+/* --capture: the plan of each selected function a spec matches, its
+ * parameters read from the object's DWARF. */
+static int plan_captures(const struct capture_set *cs, struct traced_object *o)
+{
+	struct param_reader *pr = param_reader__open(o->elf);
+	int err = 0;
+
+	o->capture = calloc(o->map->nfuncs + 1, sizeof(*o->capture));
+	o->capture_flags = calloc(o->map->nfuncs + 1, 1);
+	if (!pr || !o->capture || !o->capture_flags) {
+		param_reader__free(pr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < o->map->nfuncs; i++) {
+		const struct xray_function *f = &o->map->funcs[i];
+		const struct symbol_info *si = symbols__get(o->syms, f->id);
+		struct capture_fn *fn;
+
+		if (!o->selected[f->id])
+			continue;
+		err = capture_set__plan(cs, si->name, si->mangled[0] ? si->mangled : NULL, pr,
+					f->addr, &fn);
+		if (err || !fn)
+			continue;
+		o->capture[f->id] = fn;
+		o->capture_flags[f->id] = (uint8_t)((fn->args ? PROBE_CAPTURE_ARGS : 0) |
+						    (fn->ret ? PROBE_CAPTURE_RET : 0));
+		o->ncaptured++;
+	}
+	param_reader__free(pr);
+	return err;
+}
+
 static int select_in(struct object_set *s, struct traced_object *o, char *err, size_t errlen)
 {
 	const struct select_args *sel = s->opts.sel;
@@ -103,6 +143,8 @@ static int select_in(struct object_set *s, struct traced_object *o, char *err, s
 	filter__free(f);
 	if (!ret && s->gates)
 		ret = select_gates(s, o);
+	if (!ret && s->opts.capture)
+		ret = plan_captures(s->opts.capture, o);
 	return ret;
 }
 
@@ -319,8 +361,11 @@ int object_set__register(struct object_set *s, struct collector *col, struct fra
 
 	for (; !err && s->registered < s->n; s->registered++) {
 		struct traced_object *o = &s->objs[s->registered];
-		struct collector_object co = { .fid_base = o->fid_base,
-					       .nfuncs = (uint32_t)o->map->nfuncs };
+		struct collector_object co = {
+			.fid_base = o->fid_base,
+			.nfuncs = (uint32_t)o->map->nfuncs,
+			.capture = (const struct capture_fn *const *)o->capture
+		};
 
 		err = collector__add_object(col, &co);
 		if (!err)
@@ -329,23 +374,48 @@ int object_set__register(struct object_set *s, struct collector *col, struct fra
 	return err;
 }
 
+/* What the capture probes of o (object index) read, by cookie: in the
+ * map before they are attached. */
+static int store_specs(const struct traced_object *o, uint32_t index, int fd)
+{
+	for (uint32_t id = 1; fd >= 0 && o->capture && id <= o->map->nfuncs; id++) {
+		const struct capture_fn *f = o->capture[id];
+		__u64 key;
+
+		if (!f)
+			continue;
+		key = SLED_COOKIE(SLED_KIND_ARGS, index, id);
+		if (f->args && bpf_map_update_elem(fd, &key, &f->entry_spec, BPF_ANY))
+			return -errno;
+		key = SLED_COOKIE(SLED_KIND_RETVAL, index, id);
+		if (f->ret && bpf_map_update_elem(fd, &key, &f->ret_spec, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
 /* o's probes on its rewritten copy at copy_path, or on the original when
  * NULL, with exits as p has them for that file. */
 static int queue_one(struct traced_object *o, uint32_t index, const char *copy_path,
 		     const struct exit_policy *p, struct attacher *att,
-		     const struct probe_programs *progs, struct object_plan *plan)
+		     const struct object_probes *probes, struct object_plan *plan)
 {
 	struct object_exits exits = exit_policy__object(
 		p, o->elf, copy_path ? EXIT_COPY_REWRITTEN : EXIT_COPY_ORIGINAL);
+	int err = store_specs(o, index, probes->capture_specs_fd);
 
-	struct probe_choice choice = { .selected = o->selected, .gates = o->gates };
+	struct probe_choice choice = { .selected = o->selected,
+				       .gates = o->gates,
+				       .capture = o->capture_flags };
 
-	return probe_plan__queue(att, progs, o->elf, copy_path, o->map, index, &exits, &choice,
-				 plan);
+	if (err)
+		return err;
+	return probe_plan__queue(att, &probes->progs, o->elf, copy_path, o->map, index, &exits,
+				 &choice, plan);
 }
 
 int object_set__queue(struct object_set *s, struct attacher *att,
-		      const struct probe_programs *progs, const struct exit_policy *exits)
+		      const struct object_probes *probes, const struct exit_policy *exits)
 {
 	for (; s->queued < s->n; s->queued++) {
 		struct traced_object *o = &s->objs[s->queued];
@@ -354,7 +424,7 @@ int object_set__queue(struct object_set *s, struct attacher *att,
 		if (!o->nselected)
 			continue;
 		err = queue_one(o, (uint32_t)s->queued, o->rewritten ? o->probe_path : NULL, exits,
-				att, progs, &o->plan);
+				att, probes, &o->plan);
 		if (err)
 			return err;
 	}
@@ -364,7 +434,7 @@ int object_set__queue(struct object_set *s, struct attacher *att,
 
 		if (!o->copy || o->copy_queued || !o->nselected)
 			continue;
-		err = queue_one(o, (uint32_t)i, ns_copy__path(o->copy), exits, att, progs,
+		err = queue_one(o, (uint32_t)i, ns_copy__path(o->copy), exits, att, probes,
 				&o->copy_plan);
 		if (err)
 			return err;

@@ -18,6 +18,7 @@
 #include "target/ns_copy.h"
 #include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
+#include "select/capture.h"
 #include "select/select.h"
 #include "record/collector.h"
 
@@ -32,6 +33,11 @@ struct traced_object {
 	size_t nselected;
 	bool *gates; /* by XRay id: --under functions (selected too); NULL: none */
 	size_t ngates;
+	/* record --capture, by XRay id (NULL: nothing of this object): the
+	 * plan of each captured function and its PROBE_CAPTURE_* flags */
+	struct capture_fn **capture;
+	uint8_t *capture_flags;
+	size_t ncaptured;
 	uint32_t fid_base; /* trace function id = fid_base + XRay id */
 	struct object_plan plan;
 	bool rewritten;		/* probed through probe_path, a rewritten copy */
@@ -58,9 +64,17 @@ struct object_set_opts {
 	size_t nglobs;
 	const char *const *under; /* --under: the gate functions' regexes */
 	size_t nunder;
+	const struct capture_set *capture; /* --capture; NULL: none */
 };
 
 struct object_set;
+
+/* probe_plan's programs, and the descriptor of the BPF map the capture
+ * programs read their specs from (-1: no --capture). */
+struct object_probes {
+	struct probe_programs progs;
+	int capture_specs_fd;
+};
 
 int object_set__new(const struct object_set_opts *opts, struct object_set **out);
 void object_set__free(struct object_set *s);
@@ -90,6 +104,6 @@ int object_set__register(struct object_set *s, struct collector *col, struct fra
  * of every copy not queued yet, with exits as the recording's policy has
  * them (exit_policy.h). */
 int object_set__queue(struct object_set *s, struct attacher *att,
-		      const struct probe_programs *progs, const struct exit_policy *exits);
+		      const struct object_probes *probes, const struct exit_policy *exits);
 
 #endif

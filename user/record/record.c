@@ -105,6 +105,10 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->keeper.pid = -1;
 	r->mmap_hook_fds[0] = r->mmap_hook_fds[1] = -1;
 	r->warm = attach_warm__start(); /* its wait overlaps open and load */
+	if (opts->ncaptures && (ret = capture_set__new(opts->captures, opts->ncaptures, &r->capture,
+						       err, sizeof(err))))
+		return record__fail(ret, "%s", ret == -ENOMEM ? "out of memory" : err);
+	oo.capture = r->capture;
 	ret = object_set__new(&oo, &r->objs);
 	if (ret)
 		return record__fail(ret, "out of memory");
@@ -131,9 +135,15 @@ int record__open(const struct record_opts *opts, struct record **out)
 
 static int prepare_programs(struct record *r)
 {
-	int err = attacher__prepare(r->att, r->skel->progs.on_sled);
+	struct bpf_program *progs[] = { r->skel->progs.on_sled, r->skel->progs.on_ret,
+					r->skel->progs.on_capture_entry,
+					r->skel->progs.on_capture_exit,
+					r->skel->progs.on_capture_ret };
+	int err = 0;
 
-	return err ? err : attacher__prepare(r->att, r->skel->progs.on_ret);
+	for (size_t i = 0; !err && i < sizeof(progs) / sizeof(progs[0]); i++)
+		err = attacher__prepare(r->att, progs[i]);
+	return err;
 }
 
 /* libbpf's own messages (verifier logs, probing) are for developers: one
@@ -275,12 +285,12 @@ static int open_output(struct record *r)
 
 static int queue_and_attach(struct record *r)
 {
-	struct probe_programs progs = record__call_programs(r);
+	struct object_probes probes = record__call_programs(r);
 	char err[1024];
 	uint64_t t0;
 	int ret;
 
-	ret = object_set__queue(r->objs, r->att, &progs, &r->exits);
+	ret = object_set__queue(r->objs, r->att, &probes, &r->exits);
 	if (ret)
 		return record__fail(ret, "cannot plan probes: %s", strerror(-ret));
 	record__sum_plans(r);
@@ -436,6 +446,7 @@ void record__free(struct record *r)
 		keeper__stop(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	sledtrace_bpf__destroy(r->skel);
 	object_set__free(r->objs);
+	capture_set__free(r->capture);
 	mapping_watch__free(&r->watch);
 	trace_gaps__free(&r->gaps);
 	sled_rewrite__free(r->rw);

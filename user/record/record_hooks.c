@@ -18,13 +18,19 @@
 
 /* The call programs: one for every sled kind (the cookie tells them
  * apart), one for uretprobe returns. */
-struct probe_programs record__call_programs(const struct record *r)
+struct object_probes record__call_programs(const struct record *r)
 {
-	return (struct probe_programs){
-		.entry = r->skel->progs.on_sled,
-		.exit = r->skel->progs.on_sled,
-		.tail = r->skel->progs.on_sled,
-		.ret = r->skel->progs.on_ret,
+	return (struct object_probes){
+		.progs = {
+			.entry = r->skel->progs.on_sled,
+			.exit = r->skel->progs.on_sled,
+			.tail = r->skel->progs.on_sled,
+			.ret = r->skel->progs.on_ret,
+			.cap_entry = r->skel->progs.on_capture_entry,
+			.cap_exit = r->skel->progs.on_capture_exit,
+			.cap_ret = r->skel->progs.on_capture_ret,
+		},
+		.capture_specs_fd = r->capture ? bpf_map__fd(r->skel->maps.capture_specs) : -1,
 	};
 }
 
@@ -77,7 +83,7 @@ int record__hook_processes(struct record *r)
 	r->watch = (struct mapping_watch){
 		.objs = r->objs,
 		.att = r->att,
-		.progs = record__call_programs(r),
+		.probes = record__call_programs(r),
 		.exits = &r->exits,
 		.col = r->col,
 		.fb = r->fb,

@@ -35,7 +35,8 @@ struct record {
 	const struct record_opts *opts;
 	char path[4096];
 	struct object_set *objs;
-	struct targets targets; /* -p */
+	struct capture_set *capture; /* --capture; NULL: none */
+	struct targets targets;	     /* -p */
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
 	struct attach_warm *warm;    /* from open until the first attach is done */
@@ -88,7 +89,7 @@ void record__sum_plans(struct record *r);
 int record__spawn(struct record *r);
 /* The call programs: one for every sled kind (the cookie tells them
  * apart), one for uretprobe returns (record_hooks.c). */
-struct probe_programs record__call_programs(const struct record *r);
+struct object_probes record__call_programs(const struct record *r);
 /* Thread exits close what a thread left open (record_hooks.c). */
 int record__watch_exits(struct record *r);
 /* Exec, fork and rename of the traced processes, and the holds at their

@@ -41,6 +41,8 @@ struct record_opts {
 	size_t nobjects;
 	const char *under[64]; /* --under REGEX: only calls inside these functions */
 	size_t nunder;
+	const char *captures[64]; /* --capture SPEC (select/capture.h), checked */
+	size_t ncaptures;
 };
 
 #endif

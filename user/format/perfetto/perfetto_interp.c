@@ -389,6 +389,34 @@ static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_th
 	return frame_builder__enter(r->fb, t, (uint32_t)idx + 1, ts, 0);
 }
 
+/* The captured values an END carries (record --capture: "args.NAME" and
+ * "return" debug annotations), onto the frame it ends, typed back. */
+static int end_values(struct fb_thread *t, const Perfetto__Protos__TrackEvent *te)
+{
+	int err = 0;
+
+	for (size_t i = 0; te && i < te->n_debug_annotations && !err; i++) {
+		const Perfetto__Protos__DebugAnnotation *a = te->debug_annotations[i];
+		const char *name = a->name;
+
+		if (!name || (strcmp(name, VALUE_RETURN) && strncmp(name, "args.", 5)))
+			continue;
+		name += strcmp(name, VALUE_RETURN) ? 5 : 0;
+		if (a->has_int_value)
+			err = frame_builder__value(t, name, VALUE_INT, (uint64_t)a->int_value,
+						   NULL);
+		else if (a->has_uint_value)
+			err = frame_builder__value(t, name, VALUE_UINT, a->uint_value, NULL);
+		else if (a->has_bool_value)
+			err = frame_builder__value(t, name, VALUE_BOOL, a->bool_value, NULL);
+		else if (a->has_pointer_value)
+			err = frame_builder__value(t, name, VALUE_POINTER, a->pointer_value, NULL);
+		else if (a->string_value)
+			err = frame_builder__value(t, name, VALUE_TEXT, 0, a->string_value);
+	}
+	return err;
+}
+
 /* A slice on a thread's state track: its begin is a switch.  Events on
  * other tracks that are not thread tracks are ignored. */
 static int state_event(struct perfetto_interp *r, struct pr_seq *s,
@@ -410,10 +438,11 @@ static int state_event(struct perfetto_interp *r, struct pr_seq *s,
 
 /* A slice begin or end on a thread track, or on a thread's state track.
  * ev holds the event's fields (from the full packet or the reader's fast
- * path); name is the inline name when there is one. */
+ * path); name is the inline name when there is one; te the full event
+ * (NULL from the fast path, which has no annotations). */
 static int slice_event(struct perfetto_interp *r, struct pr_seq *s,
 		       const struct perfetto_fast_event *ev, const char *name, uint64_t uuid,
-		       uint64_t ts)
+		       uint64_t ts, const Perfetto__Protos__TrackEvent *te)
 {
 	struct fb_thread *t;
 	int err;
@@ -429,6 +458,8 @@ static int slice_event(struct perfetto_interp *r, struct pr_seq *s,
 		return slice_begin(r, s, t, ev, name, ts);
 	if (!frame_builder__depth(t))
 		return 0;
+	if ((err = end_values(t, te)))
+		return err;
 	if (ev->exit_inferred) {
 		r->inferred_ends++;
 		return frame_builder__leave(r->fb, t, ts, FRAME_INFERRED);
@@ -454,7 +485,7 @@ static int track_event(struct perfetto_interp *r, struct pr_seq *s,
 	if (uuid == PERFETTO_META_UUID &&
 	    te->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT)
 		return meta_event(r, te);
-	return slice_event(r, s, &ev, te->name, uuid, ts);
+	return slice_event(r, s, &ev, te->name, uuid, ts, te);
 }
 
 int perfetto_interp__fast_event(struct perfetto_interp *r, const struct perfetto_fast_event *e)
@@ -475,7 +506,7 @@ int perfetto_interp__fast_event(struct perfetto_interp *r, const struct perfetto
 		return 1;
 	if (!e->has_track_uuid && !s->has_track)
 		return 1;
-	err = slice_event(r, s, e, NULL, uuid, ts);
+	err = slice_event(r, s, e, NULL, uuid, ts, NULL);
 	return err ? err : 1;
 }
 

@@ -317,6 +317,61 @@ void pkt_state_end(struct pbuf *b, uint32_t seq, uint32_t thread_index, uint64_t
 	pbuf__close(b, m);
 }
 
+/* DebugAnnotation's fields. */
+enum { DA_BOOL = 2, DA_UINT = 3, DA_INT = 4, DA_STRING = 6, DA_POINTER = 7, DA_NAME = 10 };
+
+static void value_ann(struct pbuf *b, const struct trace_value *v)
+{
+	size_t a = pbuf__open(b, TE_DEBUG_ANNOTATIONS), n = strlen(v->name);
+	char name[256];
+
+	if (!strcmp(v->name, VALUE_RETURN))
+		snprintf(name, sizeof(name), "%s", v->name);
+	else
+		snprintf(name, sizeof(name), "args.%.*s", (int)(n < 200 ? n : 200), v->name);
+	pbuf__str(b, DA_NAME, name);
+	switch (v->kind) {
+	case VALUE_INT:
+		pbuf__sint_set(b, DA_INT, (int64_t)v->raw);
+		break;
+	case VALUE_UINT:
+		pbuf__uint_set(b, DA_UINT, v->raw);
+		break;
+	case VALUE_BOOL:
+		pbuf__uint_set(b, DA_BOOL, v->raw != 0);
+		break;
+	case VALUE_POINTER:
+		pbuf__uint_set(b, DA_POINTER, v->raw);
+		break;
+	default:
+		pbuf__str(b, DA_STRING, v->text);
+		break;
+	}
+	pbuf__close(b, a);
+}
+
+void pkt_end_values(struct pbuf *b, uint32_t seq, bool inferred, const struct frame_values *v,
+		    uint64_t delta)
+{
+	size_t m = open_packet(b), te, a;
+
+	pbuf__uint_set(b, TP_SEQ_ID, seq);
+	pbuf__uint_set(b, TP_SEQUENCE_FLAGS, SEQ_NEEDS);
+	te = pbuf__open(b, TP_TRACK_EVENT);
+	pbuf__uint_set(b, TE_TYPE, TYPE_SLICE_END);
+	if (inferred) {
+		a = pbuf__open(b, TE_DEBUG_ANNOTATIONS);
+		pbuf__str(b, DA_NAME, "exit_inferred");
+		pbuf__uint_set(b, DA_BOOL, 1);
+		pbuf__close(b, a);
+	}
+	for (uint32_t i = 0; i < v->n; i++)
+		value_ann(b, &v->v[i]);
+	pbuf__close(b, te);
+	pbuf__uint_set(b, TP_TIMESTAMP, delta);
+	pbuf__close(b, m);
+}
+
 static void uint_ann(struct pbuf *b, const char *name, uint64_t v)
 {
 	size_t a = pbuf__open(b, TE_DEBUG_ANNOTATIONS);

@@ -63,6 +63,10 @@ void pkt_state_begin(struct pbuf *b, uint32_t seq, uint32_t thread_index, enum t
 		     const char *name, uint64_t ts, bool boot);
 /* The open slice of the state track ends, delta after the previous event. */
 void pkt_state_end(struct pbuf *b, uint32_t seq, uint32_t thread_index, uint64_t delta);
+/* An END with captured values (record --capture), each a debug
+ * annotation: "args.NAME" or "return", typed by its kind. */
+void pkt_end_values(struct pbuf *b, uint32_t seq, bool inferred, const struct frame_values *v,
+		    uint64_t delta);
 /* INSTANT events on the sledtrace track at ts. */
 void pkt_elided(struct pbuf *b, uint64_t ts, const struct pkt_elided *e, const struct pkt_func *f,
 		const struct pkt_object *o);

@@ -236,11 +236,15 @@ int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid, uint
 	return pw_seq_appended(w, s, before);
 }
 
-int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, bool inferred)
+int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, bool inferred,
+	       const struct frame_values *values)
 {
 	size_t before = s->pending.len;
 
-	pkt_end(&s->pending, s->seq_id, inferred, advance(s, ts));
+	if (values && values->n)
+		pkt_end_values(&s->pending, s->seq_id, inferred, values, advance(s, ts));
+	else
+		pkt_end(&s->pending, s->seq_id, inferred, advance(s, ts));
 	return pw_seq_appended(w, s, before);
 }
 

@@ -176,7 +176,7 @@ static int pw_leave(void *ctx, const struct trace_thread *th, const struct frame
 	}
 	if (!(s = pw_seq_ready(w, th, end_ns)))
 		return w->err;
-	return pw_seq_end(w, s, end_ns, how == FRAME_INFERRED);
+	return pw_seq_end(w, s, end_ns, how == FRAME_INFERRED, f->values);
 }
 
 static int pw_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum thread_state state)

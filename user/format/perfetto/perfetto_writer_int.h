@@ -87,7 +87,9 @@ static inline bool pw_seq_knows(const struct pw_seq *s, uint32_t fid)
 }
 /* A slice of fid begins on s at ts; fid's file and line must be final. */
 int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid, uint64_t ts);
-int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, bool inferred);
+/* values: the frame's captured values (record --capture), or NULL. */
+int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, bool inferred,
+	       const struct frame_values *values);
 /* The thread is in state from ts on: its open state slice ends and one of
  * state begins (the first time, the state track is described and its
  * first slice, running, begins at the thread's first event). */

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""check_capture.py: end-to-end checks of record --capture.
+
+Cases:
+  values    records FIXTURE with --capture SPEC (repeatable) under --exit
+            MODE, converts the trace to Chrome JSON (the Perfetto reader and
+            the one frame model on the way) and requires, per function in
+            call order, exactly the arguments the fixture printed
+            (`VALUE <function> <name> <text>`), and its return value on every
+            call whose end was seen; a frame whose exit no probe saw
+            (args.end "inferred", every frame under --exit=infer) carries
+            none.  Every
+            call the fixture counted (COUNT lines) must be there.
+            --names FN=ITEM,... compares only FN's listed values (and only
+            the functions named so; the trace may hold more): ITEM is NAME, or FIXTURE:TRACE when the
+            trace names it otherwise (argN without DWARF).
+  report    records FIXTURE likewise; `report --function=REGEX` must list,
+            per function and argument, the fixture's values most frequent
+            first (ties by text), at most 5, with their counts.
+  bad-spec  a malformed --capture is exit status 2, one stderr line naming
+            it, and no trace.
+
+Usage: check_capture.py --sledtrace PATH --case NAME [--exit MODE]
+         [--capture SPEC ...] [--names FN=ITEMS ...] [-- FIXTURE ARGS...]
+Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_counts import CheckFailed, parse_counts, run  # noqa: E402
+
+TIMEOUT = 120
+# How a frame whose exit no probe saw ends (Chrome JSON's args.end).
+UNSEEN = ("inferred", "unfinished")
+
+
+def fixture_values(stdout):
+    """VALUE lines -> {function: [{name: text}, ...]} in call order.  A new
+    call starts when a name repeats (every call prints each name once)."""
+    calls = {}
+    for line in stdout.splitlines():
+        if not line.startswith("VALUE "):
+            continue
+        _, fn, name, text = line.split(" ", 3)
+        seq = calls.setdefault(fn, [])
+        if not seq or name in seq[-1]:
+            seq.append({})
+        seq[-1][name] = text
+    return calls
+
+
+def shown(v):
+    """A Chrome JSON arg as the fixture prints it."""
+    if v is True or v is False:
+        return "true" if v else "false"
+    return str(v)
+
+
+def trace_values(path):
+    """E events' captured values -> {function: [(values, end)]}."""
+    with open(path) as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    calls = {}
+    for e in events:
+        if e.get("ph") != "E":
+            continue
+        args = e.get("args", {})
+        vals = {}
+        for k, v in args.items():
+            if k == "return":
+                vals["return"] = shown(v)
+            elif k.startswith("args."):
+                vals[k[5:]] = shown(v)
+        calls.setdefault(e["name"], []).append((vals, args.get("end")))
+    return calls
+
+
+def short_name(name):
+    """A C++ or Rust display name's last component, without parameters:
+    what the fixture's __func__ (or its own name) says."""
+    base = name.split("(")[0]
+    return base.split("::")[-1]
+
+
+def compare(want, got, exit_mode, only_listed=False):
+    got_short = {}
+    for name, seq in got.items():
+        got_short.setdefault(short_name(name), []).extend(seq)
+    for fn, calls in sorted(want.items()):
+        seen = got_short.get(fn, [])
+        if len(seen) != len(calls):
+            raise CheckFailed("%s: the fixture made %d calls, the trace has %d"
+                              % (fn, len(calls), len(seen)))
+        for i, (exp, (vals, end)) in enumerate(zip(calls, seen)):
+            exp = dict(exp)
+            ret = exp.pop("return", None)
+            got_ret = vals.pop("return", None)
+            if only_listed:
+                vals = {k: v for k, v in vals.items() if k in exp}
+            if vals != exp:
+                raise CheckFailed("%s call %d: arguments %r, the fixture passed %r"
+                                  % (fn, i + 1, vals, exp))
+            if end in UNSEEN or exit_mode == "infer":
+                if got_ret is not None:
+                    raise CheckFailed("%s call %d: a return value %r on a frame whose exit "
+                                      "was not seen" % (fn, i + 1, got_ret))
+            elif ret is not None and got_ret != ret:
+                raise CheckFailed("%s call %d: returned %r, the trace says %r"
+                                  % (fn, i + 1, ret, got_ret))
+    print("ok: %d functions, %d calls, values as the fixture printed them"
+          % (len(want), sum(len(c) for c in want.values())))
+
+
+def restrict(want, names):
+    """The fixture's values narrowed and renamed as --names says."""
+    if not names:
+        return want
+    out = {}
+    for spec in names:
+        fn, items = spec.split("=", 1)
+        pairs = [i.split(":", 1) if ":" in i else (i, i) for i in items.split(",")]
+        out[fn] = [{t: call[f] for f, t in pairs if f in call} for call in want.get(fn, [])]
+    return out
+
+
+def case_values(a, tmp):
+    trace, js = os.path.join(tmp, "t.pftrace"), os.path.join(tmp, "t.json")
+    argv = [a.sledtrace, "record", "-q", "-o", trace, "--exit", a.exit]
+    for spec in a.capture:
+        argv += ["--capture", spec]
+    status, out, err = run(argv + ["--"] + a.command, TIMEOUT, "record")
+    if status:
+        raise CheckFailed("record exited %d:\n%s" % (status, err))
+    status, _, err = run([a.sledtrace, "convert", "--to=chrome", "-o", js, trace], TIMEOUT,
+                         "convert")
+    if status:
+        raise CheckFailed("convert exited %d:\n%s" % (status, err))
+    want = fixture_values(out)
+    if not want:
+        raise CheckFailed("the fixture printed no VALUE lines:\n" + out)
+    counts, _ = parse_counts(out, "the fixture")
+    for (_, fn), n in counts.items():
+        if fn in want and len(want[fn]) != n:
+            raise CheckFailed("%s: %d COUNT, %d VALUE calls" % (fn, n, len(want[fn])))
+    compare(restrict(want, a.names), trace_values(js), a.exit, bool(a.names))
+
+
+TOP = 5  # values report prints per argument
+
+
+def expected_report(want, fn):
+    """The lines report prints for fn's values, from the fixture's."""
+    calls = want[fn]
+    lines = ["values of %s (%d calls with values):" % (fn, len(calls))]
+    names = []
+    for call in calls:
+        names += [n for n in call if n not in names]
+    for name in names:
+        counts = {}
+        for call in calls:
+            if name in call:
+                counts[call[name]] = counts.get(call[name], 0) + 1
+        top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].encode()))
+        text = ",".join(" %s x%d" % kv for kv in top[:TOP])
+        if len(top) > TOP:
+            text += ", ... (%d more)" % (len(top) - TOP)
+        lines.append("  %s:%s" % (name, text))
+    return lines
+
+
+def case_report(a, tmp):
+    trace = os.path.join(tmp, "t.pftrace")
+    argv = [a.sledtrace, "record", "-q", "-o", trace, "--exit", a.exit]
+    for spec in a.capture:
+        argv += ["--capture", spec]
+    status, out, err = run(argv + ["--"] + a.command, TIMEOUT, "record")
+    if status:
+        raise CheckFailed("record exited %d:\n%s" % (status, err))
+    want = fixture_values(out)
+    status, rep, err = run([a.sledtrace, "report", "--function", a.capture[0].split(":")[0],
+                            trace], TIMEOUT, "report")
+    if status:
+        raise CheckFailed("report exited %d:\n%s" % (status, err))
+    lines = rep.splitlines()
+    for fn in sorted(want):
+        exp = expected_report(want, fn)
+        if exp[0] not in lines:
+            raise CheckFailed("report has no %r:\n%s" % (exp[0], rep))
+        i = lines.index(exp[0])
+        got = lines[i:i + len(exp)]
+        if got != exp:
+            raise CheckFailed("report's values of %s:\n%s\nwant:\n%s"
+                              % (fn, "\n".join(got), "\n".join(exp)))
+    print("ok: report's top values of %d functions as the fixture passed them" % len(want))
+
+
+BAD_SPECS = [
+    ("f:7", "bad item list"),
+    ("f:1/q", "bad item list"),
+    ("f:1/d12", "bad item list"),
+    ("f:6/S", "bad item list"),
+    ("f:", "bad item list"),
+    (":1", "no function pattern"),
+    ("f(:1", "f("),
+]
+
+
+def case_bad_spec(a, tmp):
+    out = os.path.join(tmp, "never.pftrace")
+    for spec, says in BAD_SPECS:
+        status, _, err = run([a.sledtrace, "record", "-o", out, "--capture", spec, "--",
+                              "/bin/true"], TIMEOUT, "record")
+        lines = err.strip().splitlines()
+        if status != 2 or len(lines) != 1 or says not in lines[0] or spec not in lines[0]:
+            raise CheckFailed("--capture %r: want status 2 and one line saying %r, got %d:\n%s"
+                              % (spec, says, status, err))
+        if os.path.exists(out):
+            raise CheckFailed("--capture %r left %s behind" % (spec, out))
+    print("ok: %d bad specs refused" % len(BAD_SPECS))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sledtrace", required=True)
+    ap.add_argument("--case", required=True, choices=["values", "report", "bad-spec"])
+    ap.add_argument("--exit", default="auto")
+    ap.add_argument("--capture", action="append", default=[])
+    ap.add_argument("--names", action="append", default=[])
+    ap.add_argument("command", nargs="*")
+    a = ap.parse_args()
+    a.sledtrace = os.path.abspath(a.sledtrace)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            {"values": case_values, "report": case_report, "bad-spec": case_bad_spec}[a.case](a, tmp)
+        except CheckFailed as e:
+            print("FAIL: %s" % e)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

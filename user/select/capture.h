@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* capture.h: record --capture=SPEC, which functions' arguments and return
+ * values a recording takes, and how each is shown.
+ *
+ * SPEC is REGEX or REGEX:ITEMS.  REGEX picks functions as -F does
+ * (filter.h: POSIX ERE over the display and the mangled name); ITEMS is a
+ * comma-separated list of
+ *     N[/FMT]    the Nth integer argument register (1..6: rdi, rsi, rdx,
+ *                rcx, r8, r9 on x86-64)
+ *     ret[/FMT]  the return value (rax)
+ * FMT is d (signed), u (unsigned), x (hex), b (bool), s (a NUL-terminated
+ * string at the address) or S (bytes at the address, their count in the
+ * next register: Rust &str), d/u/x with an optional width in bits (d32).
+ * Without FMT an item takes its type from DWARF, else x.  REGEX alone
+ * takes every parameter DWARF places in a register and the return value
+ * (without DWARF: the six registers and rax, raw).  The split is at the
+ * last ':' that is not part of '::', so C++ names need no escaping.  The
+ * first SPEC that matches a function decides. */
+#ifndef SLEDTRACE_CAPTURE_H
+#define SLEDTRACE_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "object/params.h"
+#include "sledtrace.h"
+
+/* One value to show.  type PARAM_POINTER is shown in hex (x). */
+struct capture_item {
+	char *name; /* the parameter's, "argN" without DWARF, or "return" */
+	bool ret;
+	uint8_t reg; /* 0..5 at entry; 0 (rax) at return */
+	enum param_type type;
+	uint8_t size;			/* bytes an integer is cut to: 1, 2, 4, 8 */
+	bool enum_unsigned;		/* an enum whose underlying type is unsigned */
+	struct param_enumerator *enums; /* owned */
+	size_t nenums;
+};
+
+/* What one function's capture probes read and show. */
+struct capture_fn {
+	struct capture_item *items;
+	size_t n;
+	bool args, ret; /* capture at its entry, at its returns */
+	struct sled_capture_spec entry_spec, ret_spec;
+};
+
+struct capture_set;
+
+/* Parses the specs; a bad one is -EINVAL with err saying which and why. */
+int capture_set__new(const char *const *specs, size_t n, struct capture_set **out, char *err,
+		     size_t errlen);
+void capture_set__free(struct capture_set *cs);
+/* The plan for the function (name, mangled: mangled may be NULL) at addr
+ * of the object pr reads; *out NULL when no SPEC matches it or it has
+ * nothing to capture.  0 or -ENOMEM. */
+int capture_set__plan(const struct capture_set *cs, const char *name, const char *mangled,
+		      struct param_reader *pr, uint64_t addr, struct capture_fn **out);
+void capture_fn__free(struct capture_fn *f);
+
+#endif
