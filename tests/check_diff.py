@@ -597,6 +597,10 @@ def main(cases=None, doc=None):
             cases[args.case](Env(args, tmp))
         except (CheckFailed, subprocess.SubprocessError) as e:
             print("FAIL: %s" % e, file=sys.stderr)
+            keep = os.environ.get("SLEDTRACE_TEST_KEEP")
+            if keep:  # the traces of a failure that is hard to reproduce
+                shutil.copytree(tmp, os.path.join(keep, os.path.basename(tmp)))
+                print("kept in %s" % keep, file=sys.stderr)
             return 1
     print("PASS")
     return 0

@@ -44,6 +44,24 @@ static void deviations(struct diff_shift *s, const struct diff_judge *j, enum di
 	}
 }
 
+/* No function decides the shift alone: a weight is at most half of all the
+ * others' together, so a function that holds most of the run (and may be
+ * the one that changed) is a third of the median's weight at most.  Only
+ * one weight can exceed that. */
+static void cap_weights(struct diff_shift *s)
+{
+	double total = 0;
+	size_t top = 0;
+
+	for (size_t f = 0; f < s->nref; f++) {
+		total += s->weight[f];
+		if (s->weight[f] > s->weight[top])
+			top = f;
+	}
+	if (s->nref && s->weight[top] > (total - s->weight[top]) / 2)
+		s->weight[top] = (total - s->weight[top]) / 2;
+}
+
 /* The weighted median of v[0..nref) without v[skip] (skip >= nref: none). */
 static double median_without(struct diff_shift *s, const double *v, size_t stride, size_t skip)
 {
@@ -91,6 +109,7 @@ int diff_shift__measure(struct diff_shift *s, const struct diff_judge *j, enum d
 		return -ENOMEM;
 	}
 	deviations(s, j, m);
+	cap_weights(s);
 	s->measured = s->nref >= DIFF_SHIFT_MIN_FUNCTIONS;
 	if (s->measured)
 		s->var = delta_var(s, median_without(s, s->between, 1, s->nref));
