@@ -254,6 +254,16 @@ class Checker:
                 raise Bad("thread descriptor without pid and tid")
 
 
+def read_trace(checker, data):
+    """Feeds every packet of a trace's bytes to checker, then finishes it."""
+    for num, wt, v in fields(data):
+        if num != 1 or wt != 2:
+            raise Bad("top level holds field %d, not TracePacket" % num)
+        checker.packet(v)
+    checker.finish()
+    return checker
+
+
 def check_states(c, stats, sleeping):
     """The switches the trace counts are the state slices after each first."""
     switches = sum(len(st.names) - 1 for st in c.states.values())
@@ -286,13 +296,8 @@ def main():
         stats, _ = get_stats(sledtrace, trace, 120)
         with open(trace, "rb") as f:
             data = f.read()
-    c = Checker()
     try:
-        for num, wt, v in fields(data):
-            if num != 1 or wt != 2:
-                raise Bad("top level holds field %d, not TracePacket" % num)
-            c.packet(v)
-        c.finish()
+        c = read_trace(Checker(), data)
     except (Bad, zlib.error, KeyError, IndexError) as e:
         sys.exit("rule broken: %s" % e)
     calls = {l.split("\t")[1]: int(l.split("\t")[2]) for l in report.splitlines()[1:]

@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_perfetto_rules import Checker, fields  # noqa: E402
+from check_perfetto_rules import Checker, read_trace  # noqa: E402
 
 COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
 SLEPT_NS = 4 * 5 * 1000 * 1000 * 9 // 10
@@ -54,12 +54,8 @@ def record(st, fixture, trace):
 
 
 def state_names(trace):
-    c = Checker()
     with open(trace, "rb") as f:
-        for num, _, v in fields(f.read()):
-            if num == 1:
-                c.packet(v)
-    c.finish()
+        c = read_trace(Checker(), f.read())
     return [n for st in c.states.values() for n in st.names]
 
 

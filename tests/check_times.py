@@ -42,7 +42,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_counts import CheckFailed  # noqa: E402
 from check_exports import Ctx, convert, pprof, record, sh, top_table  # noqa: E402
-from check_perfetto_rules import BEGIN, END, Checker, fields  # noqa: E402
+from check_perfetto_rules import BEGIN, END, Checker, read_trace  # noqa: E402
 
 Call = collections.namedtuple("Call", "path caller raw hits self_raw self_hits outermost")
 
@@ -80,13 +80,8 @@ class Calls(Checker):
 
 
 def walk(trace):
-    c = Calls()
     with open(trace, "rb") as f:
-        for num, _, v in fields(f.read()):
-            if num == 1:
-                c.packet(v)
-    c.finish()
-    return c.calls
+        return read_trace(Calls(), f.read()).calls
 
 
 def figure(raw, hits, cost):
