@@ -124,30 +124,42 @@ static __always_inline long wakeup_flag(void)
 									     : BPF_RB_NO_WAKEUP;
 }
 
+/* A call record of thread (tgid, tid); a full ring counts a drop. */
+static __always_inline void write_call(__u64 ts, __u32 tgid, __u32 tid, __u64 tag, __u64 slot)
+{
+	struct sled_call *c = bpf_ringbuf_reserve(&events, sizeof(*c), 0);
+
+	if (!c) {
+		count(SLED_CTR_DROPS, 1);
+		return;
+	}
+	c->h.ts = ts;
+	c->h.tgid = tgid;
+	c->h.tid = tid;
+	c->h.tag = tag;
+	c->slot = slot;
+	bpf_ringbuf_submit(c, wakeup_flag());
+}
+
+#include "kfilter.h"
+
 /* The first emitter: one 32-byte call record per probe hit, of the
- * current thread.  slot: the frame's return-address slot. */
+ * current thread, unless a filter leaves it out.  slot: the frame's
+ * return-address slot. */
 static __always_inline int emit_call(struct pt_regs *ctx, __u64 slot)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid(), tag = bpf_get_attach_cookie(ctx), ts;
 	__u32 tgid = id >> 32;
-	struct sled_call *c;
 
 	/* With one process the links filter by pid; with several, here. */
 	if (no_events || (filter_tgids && !bpf_map_lookup_elem(&traced, &tgid)))
 		return 0;
-	if (gating && !gate_admits((__u32)id, bpf_get_attach_cookie(ctx), slot))
+	ts = bpf_ktime_get_boot_ns();
+	if (gating && !gate_admits((__u32)id, tag, slot))
 		return 0;
-	c = bpf_ringbuf_reserve(&events, sizeof(*c), 0);
-	if (!c) {
-		count(SLED_CTR_DROPS, 1);
+	if (kfiltering && !kf_admits(tgid, (__u32)id, ts, tag, slot))
 		return 0;
-	}
-	c->h.ts = bpf_ktime_get_boot_ns();
-	c->h.tgid = tgid;
-	c->h.tid = (__u32)id;
-	c->h.tag = bpf_get_attach_cookie(ctx);
-	c->slot = slot;
-	bpf_ringbuf_submit(c, wakeup_flag());
+	write_call(ts, tgid, (__u32)id, tag, slot);
 	return 0;
 }
 
@@ -405,6 +417,7 @@ int BPF_PROG(on_thread_exit, struct task_struct *p, bool group_dead)
 		return 0;
 	inflight_end(tgid, (__u32)bpf_get_current_pid_tgid());
 	gate_drop((__u32)bpf_get_current_pid_tgid());
+	kf_end(tgid, (__u32)bpf_get_current_pid_tgid());
 	if (group_dead) {
 		bpf_map_delete_elem(&traced, &tgid);
 		bpf_map_delete_elem(&held, &tgid);
@@ -428,6 +441,7 @@ SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct sled_fork *f;
+	__u64 sp;
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1;
 	__u32 ctgid = BPF_CORE_READ(child, tgid), cpid = BPF_CORE_READ(child, pid);
 
@@ -451,13 +465,14 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	gate_fork((__u32)bpf_get_current_pid_tgid(), cpid);
 	if (no_events)
 		return 0;
+	sp = PT_REGS_SP_CORE((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
+	kf_fork(tgid, (__u32)bpf_get_current_pid_tgid(), cpid, sp);
 	send_ident(ctgid, cpid, NULL, false);
 	f = notice(SLED_KIND_FORK, sizeof(*f), ctgid, cpid, SLED_CTR_LOST_CONTROL);
 	if (f) {
 		f->parent_tgid = tgid;
 		f->parent_tid = (__u32)bpf_get_current_pid_tgid();
-		f->parent_sp = PT_REGS_SP_CORE(
-			(struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
+		f->parent_sp = sp;
 		send(f);
 	}
 	return 0;
@@ -601,6 +616,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	gate_drop(tid);
 	gate_drop((__u32)old_pid); /* a thread other than the leader exec'd */
+	kf_end(tgid, tid);
+	kf_end(tgid, (__u32)old_pid);
 	if (!no_events) {
 		struct sled_head *h = notice(SLED_KIND_EXEC, sizeof(*h), tgid, tid,
 					     SLED_CTR_LOST_CONTROL);
@@ -676,6 +693,9 @@ static __always_inline void send_switch(struct task_struct *task, __u32 state)
 
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return;
+	/* the calls it made come before it leaves the CPU */
+	if (state != SLED_STATE_RUNNING)
+		kf_settle(tgid, BPF_CORE_READ(task, pid));
 	s = notice(SLED_KIND_SWITCH, sizeof(*s), tgid, BPF_CORE_READ(task, pid),
 		   SLED_CTR_SWITCH_DROPS);
 	if (!s)

@@ -209,7 +209,9 @@ _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size
 #define SLED_CTR_GATES_LOST 7	/* a gate could not open (map full): its calls lost */
 #define SLED_CTR_UNREPAIRED 8	/* a forked child could not be marked for repair */
 #define SLED_CTR_SWITCH_DROPS 9 /* a switch record could not be queued */
-#define SLED_CTR_MAX 10
+#define SLED_CTR_SHORT 10	/* a call shorter than --min-duration: not recorded */
+#define SLED_CTR_DEEP 11	/* a call deeper than --max-depth: not recorded */
+#define SLED_CTR_MAX 12
 
 /* A thread's open `record --under` gate (the `gates` map, by tid): the
  * return-address slot of the outermost gate frame on its stack. */

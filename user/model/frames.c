@@ -304,6 +304,12 @@ static void note_leaf(struct frame_builder *fb, struct fb_thread *t, uint64_t ts
 	t->top_is_leaf = false;
 }
 
+void frame_builder__leaf(struct frame_builder *fb, uint64_t ns)
+{
+	if (ns < fb->leaf_min)
+		fb->leaf_min = ns;
+}
+
 int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
 			 enum frame_end how)
 {

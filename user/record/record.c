@@ -199,6 +199,9 @@ int record__load(struct record *r)
 	r->skel->rodata->wakeup_bytes = r->opts->ring_size / 4;
 	r->skel->rodata->no_events = r->opts->no_events;
 	r->skel->rodata->gating = r->opts->nunder > 0;
+	r->skel->rodata->kfiltering = r->opts->max_depth || r->opts->min_duration_ns;
+	r->skel->rodata->kf_max_depth = r->opts->max_depth;
+	r->skel->rodata->kf_min_ns = r->opts->min_duration_ns;
 	/* One process: the kernel's pid filter; several: the traced map. */
 	r->skel->rodata->filter_tgids = r->opts->npids > 1 || following(r);
 	r->skel->rodata->follow = following(r);

@@ -62,6 +62,24 @@ static uint64_t counter(struct record *r, uint32_t idx)
 	return sum;
 }
 
+/* The shortest leaf call the kernel's filter left out, 0: none. */
+static uint64_t kernel_leaf_min(struct record *r)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t min = 0, *vals;
+	uint32_t zero = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (vals && !bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.kf_leaf_min), &zero, vals))
+		for (int i = 0; i < ncpu; i++)
+			if (vals[i] && (!min || vals[i] < min))
+				min = vals[i];
+	free(vals);
+	return min;
+}
+
 static int drain(struct record *r)
 {
 	int n = ring_buffer__consume(r->rb);
@@ -426,12 +444,20 @@ int record__finish(struct record *r)
 {
 	struct trace_stats st = *collector__stats(r->col);
 	struct record_summary sum = { 0 };
+	uint64_t leaf;
 	char err[512];
 	int ret;
 
 	st.ringbuf_drops = counter(r, SLED_CTR_DROPS);
 	st.switch_drops = counter(r, SLED_CTR_SWITCH_DROPS);
 	st.gated_out = counter(r, SLED_CTR_GATED);
+	/* the calls the kernel left out; the collector's filter adds those it
+	 * decided itself (frame_filter.c) */
+	st.short_dropped = counter(r, SLED_CTR_SHORT);
+	st.max_depth_dropped = counter(r, SLED_CTR_DEEP);
+	leaf = kernel_leaf_min(r);
+	if (leaf)
+		frame_builder__leaf(r->fb, leaf);
 	for (size_t i = 0; i < object_set__count(r->objs); i++)
 		st.ignored_sleds += object_set__get(r->objs, i)->map->ignored_sleds;
 	ret = write_gaps(r, &st);
