@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""check_kfilter.py: `record --min-duration` and `--max-depth` leave calls
+out in the kernel, so what they drop never becomes an event.
+
+  1. durations under --min-duration=1ms and depth_limit under --max-depth=N
+     (exit sleds, no switch records: nothing else makes the kernel write a
+     call early): the trace's `events` are exactly two per call the
+     fixture counts as kept plus its thread's exit, where the run without
+     the filter has two per call of either kind; the fixture's STAT count
+     still matches.
+  2. loop (1,000,000 calls of a short function) under --min-duration=1ms:
+     under a hundredth of the unfiltered run's events, and sledtrace's own
+     CPU time (its `timing: cpu` line) below the unfiltered run's.
+
+Usage: check_kfilter.py --sledtrace PATH --durations PATH --depth-limit PATH
+         --loop PATH
+"""
+
+import argparse
+import re
+import sys
+import tempfile
+
+from check_counts import CheckFailed, get_stats, parse_counts, parse_stats_lines, run
+
+CPU_RE = re.compile(r"timing: cpu ([0-9.]+) ms")
+
+
+def record(args, extra, fixture, tmp, name):
+    """Records fixture -> (its stdout, the trace's stats, sledtrace's CPU ms)."""
+    trace = "%s/%s.pftrace" % (tmp, name)
+    argv = [args.sledtrace, "record", "-v", "-o", trace] + extra + ["--"] + fixture
+    status, out, err = run(argv, 120, "sledtrace record")
+    if status != 0:
+        raise CheckFailed("`%s` exited %d\n--- stderr ---\n%s" % (" ".join(argv), status, err))
+    cpu = CPU_RE.search(err)
+    if not cpu:
+        raise CheckFailed("no `timing: cpu` line from `%s`:\n%s" % (" ".join(argv), err))
+    stats, _ = get_stats(args.sledtrace, trace, 60)
+    return out, stats, float(cpu.group(1))
+
+
+def check_exact(args, tmp, name, fixture, filt, stat):
+    """Case 1: events of the filtered run are the kept calls' alone."""
+    base = ["--exit=sled", "--no-sched"]
+    out, full, _ = record(args, base, fixture, tmp, name + "-all")
+    counts, _ = parse_counts(out, name)
+    kept = sum(counts.values())
+    dropped = parse_stats_lines(out)[stat]
+    out, filtered, _ = record(args, base + [filt], fixture, tmp, name + "-filtered")
+    if full["events"] != 2 * (kept + dropped) + 1:
+        raise CheckFailed("%s without %s: %d events, expected 2 * (%d + %d) + 1"
+                          % (name, filt, full["events"], kept, dropped))
+    if filtered["events"] != 2 * kept + 1 or filtered[stat] != dropped:
+        raise CheckFailed("%s with %s: %d events and %s=%d, expected %d and %d"
+                          % (name, filt, filtered["events"], stat, filtered[stat],
+                             2 * kept + 1, dropped))
+    print("%s %s: %d events (%d without), %s=%d"
+          % (name, filt, filtered["events"], full["events"], stat, dropped))
+
+
+def check_cpu(args, tmp):
+    """Case 2: fewer events cost sledtrace less CPU."""
+    fixture = [args.loop, "1000000"]
+    _, full, full_cpu = record(args, [], fixture, tmp, "loop-all")
+    _, filt, filt_cpu = record(args, ["--min-duration=1ms"], fixture, tmp,
+                               "loop-filtered")
+    print("loop: %d events, cpu %.1f ms without the filter; %d events, cpu %.1f ms with it"
+          % (full["events"], full_cpu, filt["events"], filt_cpu))
+    if filt["events"] * 100 > full["events"]:
+        raise CheckFailed("loop: --min-duration left %d of %d events"
+                          % (filt["events"], full["events"]))
+    if filt_cpu >= full_cpu:
+        raise CheckFailed("loop: sledtrace's CPU did not drop with its events")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for opt in ("--sledtrace", "--durations", "--depth-limit", "--loop"):
+        ap.add_argument(opt, required=True)
+    args = ap.parse_args()
+    try:
+        with tempfile.TemporaryDirectory(prefix="sledtrace-kfilter-") as tmp:
+            check_exact(args, tmp, "durations", [args.durations], "--min-duration=1ms",
+                        "short_dropped")
+            for depth in ("1", "2", "50"):
+                check_exact(args, tmp, "depth_limit-" + depth, [args.depth_limit, depth],
+                            "--max-depth=" + depth, "max_depth_dropped")
+            check_cpu(args, tmp)
+    except CheckFailed as e:
+        print("FAIL: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
