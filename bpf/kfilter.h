@@ -137,22 +137,38 @@ static __always_inline void kf_flush(struct kf_thread *t, __u32 tgid, __u32 tid)
 		bpf_loop(KF_FRAMES, kf_flush_one, &fl, 0);
 }
 
-/* How many frames stay open after an event at slot (an entry: incl). */
+struct kf_unwinding {
+	const struct kf_thread *t;
+	__u64 slot;
+	__u32 left; /* frames still open */
+	bool incl;
+};
+
+/* The top frame still open ends if the event is above it; 1 stops. */
+static long kf_unwind_one(__u64 i, void *data)
+{
+	struct kf_unwinding *u = data;
+	__u32 k = u->left;
+	const struct kf_frame *f;
+
+	if (k == 0 || k > KF_FRAMES)
+		return 1;
+	f = &u->t->f[(k - 1) & (KF_FRAMES - 1)];
+	if (!kf_same_stack(f->slot, u->slot) || f->slot > u->slot ||
+	    (f->slot == u->slot && !u->incl))
+		return 1;
+	u->left = k - 1;
+	return 0;
+}
+
+/* How many frames stay open after an event at slot (an entry: incl), as
+ * the collector's close_below decides. */
 static __always_inline __u32 kf_survivors(const struct kf_thread *t, __u64 slot, bool incl)
 {
-	__u32 i = t->n;
+	struct kf_unwinding u = { .t = t, .slot = slot, .left = t->n, .incl = incl };
 
-	for (int k = 0; k < KF_FRAMES; k++) {
-		const struct kf_frame *f;
-
-		if (i == 0 || i > KF_FRAMES)
-			break;
-		f = &t->f[(i - 1) & (KF_FRAMES - 1)];
-		if (!kf_same_stack(f->slot, slot) || f->slot > slot || (f->slot == slot && !incl))
-			break;
-		i--;
-	}
-	return i;
+	bpf_loop(KF_FRAMES, kf_unwind_one, &u, 0);
+	return u.left;
 }
 
 /* Frames keep..n-1 end now, at ts, by inference.  True when the event
@@ -274,15 +290,20 @@ static __always_inline void kf_track_leaf(struct kf_thread *t, __u32 kind, __u64
 }
 
 /* Whether the call event (tag, slot) at ts of the current thread is
- * written; pending entries it needs first are written here. */
-static __always_inline bool kf_admits(__u32 tgid, __u32 tid, __u64 ts, __u64 tag, __u64 slot)
+ * written; pending entries it needs first are written here.  A global
+ * function: the verifier checks it once, apart from its callers' paths
+ * (and, with no filter, sees `kfiltering` false and goes no further). */
+__attribute__((noinline)) int kf_admits(__u32 tgid, __u32 tid, __u64 ts, __u64 tag, __u64 slot)
 {
 	unsigned kind = SLED_TAG_KIND(tag);
-	struct kf_thread *t = bpf_map_lookup_elem(&kf_threads, &tid);
+	struct kf_thread *t;
 	__u32 zero = 0;
 	bool write = false;
 	void *blank;
 
+	if (!kfiltering)
+		return true;
+	t = bpf_map_lookup_elem(&kf_threads, &tid);
 	if (!t) {
 		if (kind != SLED_KIND_ENTRY || !(blank = bpf_map_lookup_elem(&kf_blank, &zero)))
 			return true; /* no frame the kernel knows: the collector decides */
