@@ -46,6 +46,38 @@ static void test_enter_leave_order(void **state)
 	frame_builder__free(fb);
 }
 
+/* A leaf call measured before the builder (the kernel's --min-duration
+ * dropped it) calibrates the probe cost when it is the shortest; a longer
+ * one does not displace the builder's own. */
+static void test_leaf_from_kernel(void **state)
+{
+	struct sink_log log;
+	struct frame_sink sink = sink_log__sink(&log);
+	struct frame_builder *fb = frame_builder__new(&sink);
+	struct trace_stats st = { 0 };
+	struct fb_thread *t;
+
+	(void)state;
+	assert_int_equal(frame_builder__thread(fb, 10, 11, "main", "app", NULL, &t), 0);
+	assert_int_equal(frame_builder__enter(fb, t, 1, 100, 0x7f00), 0);
+	assert_int_equal(frame_builder__leave(fb, t, 150, FRAME_RETURNED), 0);
+	frame_builder__leaf(fb, 70);
+	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	assert_int_equal(st.probe_cost_ns, 50);
+	frame_builder__free(fb);
+
+	st = (struct trace_stats){ 0 };
+	sink = sink_log__sink(&log);
+	fb = frame_builder__new(&sink);
+	assert_int_equal(frame_builder__thread(fb, 10, 11, "main", "app", NULL, &t), 0);
+	assert_int_equal(frame_builder__enter(fb, t, 1, 100, 0x7f00), 0);
+	assert_int_equal(frame_builder__leave(fb, t, 150, FRAME_RETURNED), 0);
+	frame_builder__leaf(fb, 30);
+	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	assert_int_equal(st.probe_cost_ns, 30);
+	frame_builder__free(fb);
+}
+
 /* Same tid in two processes: two threads.  Same (pid, tid) again after the
  * thread ended: a third, with its own name, in the same process.  A process
  * ends with its main thread (tid == pid), not with the others. */
@@ -240,6 +272,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_enter_leave_order),
+		cmocka_unit_test(test_leaf_from_kernel),
 		cmocka_unit_test(test_thread_keys),
 		cmocka_unit_test(test_end_thread_reused_tid),
 		cmocka_unit_test(test_finish_and_counting),
