@@ -20,8 +20,10 @@
  *     an event that ends a written frame by inference (the collector must
  *     infer it at this event's time), at a switch off the CPU (its record
  *     must come after the entries it follows), at fork, exec and thread
- *     exit.  Frames ended by inference that are all pending and short are
- *     dropped and counted like returned ones.
+ *     exit.  Frames ended by inference that are all pending and short
+ *     are dropped and counted like returned ones.  What is still pending
+ *     when sledtrace detaches it reads back from the map (record_run.c,
+ *     held_back).
  *   - With --max-depth N the frames at depth N+1 and deeper are never
  *     written: an entry below the slot of the N-th frame is counted, and
  *     nothing below it is written.
@@ -38,30 +40,15 @@ const volatile bool kfiltering = false;
 const volatile __u64 kf_min_ns = 0;    /* --min-duration; 0: none */
 const volatile __u32 kf_max_depth = 0; /* --max-depth; 0: none */
 
-#define KF_FRAMES 64	       /* a power of two: indexes are masked with it */
+#define KF_FRAMES SLED_KF_FRAMES
 #define KF_SPAN (256ull << 20) /* the collector's SAME_STACK_SPAN */
-
-struct kf_frame {
-	__u64 ts;
-	__u64 tag;
-	__u64 slot;
-};
-
-struct kf_thread {
-	__u32 n;		    /* frames open (the collector's depth, up to KF_FRAMES) */
-	__u32 emitted;		    /* the bottom frames whose entry is written */
-	__u32 over;		    /* frames open above f[KF_FRAMES - 1]: written, not kept */
-	__u32 leaf;		    /* nothing has ended since the last entry */
-	__u64 entry_ts, entry_slot; /* the last entry, kept or not */
-	struct kf_frame f[KF_FRAMES];
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
-	__type(value, struct kf_thread);
+	__type(value, struct sled_kf_thread);
 } kf_threads SEC(".maps");
 
 /* A new thread's state, all zero (never written): too large for the BPF
@@ -70,7 +57,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct kf_thread);
+	__type(value, struct sled_kf_thread);
 } kf_blank SEC(".maps");
 
 /* The shortest call left out here that called nothing, 0: none (per
@@ -85,7 +72,7 @@ struct {
 
 /* The call left out by this return, as the collector would have
  * measured it (a leaf: the last entry was its own, at its slot). */
-static __always_inline void kf_note_leaf(const struct kf_thread *t, __u32 kind, __u64 ts,
+static __always_inline void kf_note_leaf(const struct sled_kf_thread *t, __u32 kind, __u64 ts,
 					 __u64 slot)
 {
 	__u32 zero = 0;
@@ -104,7 +91,7 @@ static __always_inline bool kf_same_stack(__u64 a, __u64 b)
 }
 
 struct kf_flushing {
-	struct kf_thread *t;
+	struct sled_kf_thread *t;
 	__u32 tgid, tid;
 };
 
@@ -112,9 +99,9 @@ struct kf_flushing {
 static long kf_flush_one(__u64 i, void *data)
 {
 	struct kf_flushing *fl = data;
-	struct kf_thread *t = fl->t;
+	struct sled_kf_thread *t = fl->t;
 	__u32 k = t->emitted;
-	const struct kf_frame *f;
+	const struct sled_kf_frame *f;
 
 	if (k >= t->n)
 		return 1;
@@ -129,7 +116,7 @@ static long kf_flush_one(__u64 i, void *data)
 
 /* Writes the pending entries of thread (tgid, tid).  bpf_loop: the
  * verifier checks the body once, not once per frame and path. */
-static __always_inline void kf_flush(struct kf_thread *t, __u32 tgid, __u32 tid)
+static __always_inline void kf_flush(struct sled_kf_thread *t, __u32 tgid, __u32 tid)
 {
 	struct kf_flushing fl = { .t = t, .tgid = tgid, .tid = tid };
 
@@ -138,7 +125,7 @@ static __always_inline void kf_flush(struct kf_thread *t, __u32 tgid, __u32 tid)
 }
 
 struct kf_unwinding {
-	const struct kf_thread *t;
+	const struct sled_kf_thread *t;
 	__u64 slot;
 	__u32 left; /* frames still open */
 	bool incl;
@@ -149,7 +136,7 @@ static long kf_unwind_one(__u64 i, void *data)
 {
 	struct kf_unwinding *u = data;
 	__u32 k = u->left;
-	const struct kf_frame *f;
+	const struct sled_kf_frame *f;
 
 	if (k == 0 || k > KF_FRAMES)
 		return 1;
@@ -163,7 +150,7 @@ static long kf_unwind_one(__u64 i, void *data)
 
 /* How many frames stay open after an event at slot (an entry: incl), as
  * the collector's close_below decides. */
-static __always_inline __u32 kf_survivors(const struct kf_thread *t, __u64 slot, bool incl)
+static __always_inline __u32 kf_survivors(const struct sled_kf_thread *t, __u64 slot, bool incl)
 {
 	struct kf_unwinding u = { .t = t, .slot = slot, .left = t->n, .incl = incl };
 
@@ -176,7 +163,7 @@ static __always_inline __u32 kf_survivors(const struct kf_thread *t, __u64 slot,
  * its end at this event), or the longest pending one lasted long enough
  * (it and those above are written and the collector's filter decides
  * them).  Else they are all short and pending: dropped and counted. */
-static __always_inline bool kf_infer(struct kf_thread *t, __u32 keep, __u64 ts)
+static __always_inline bool kf_infer(struct sled_kf_thread *t, __u32 keep, __u64 ts)
 {
 	bool write;
 
@@ -191,11 +178,11 @@ static __always_inline bool kf_infer(struct kf_thread *t, __u32 keep, __u64 ts)
 }
 
 /* Pushes an entry (n < KF_FRAMES): pending, or written when `write`. */
-static __always_inline void kf_push(struct kf_thread *t, __u64 ts, __u64 tag, __u64 slot,
+static __always_inline void kf_push(struct sled_kf_thread *t, __u64 ts, __u64 tag, __u64 slot,
 				    bool write)
 {
 	__u32 i = t->n;
-	struct kf_frame *f;
+	struct sled_kf_frame *f;
 
 	asm volatile("" : "+r"(i)); /* a bound the verifier can see */
 	if (i >= KF_FRAMES)
@@ -210,9 +197,9 @@ static __always_inline void kf_push(struct kf_thread *t, __u64 ts, __u64 tag, __
 }
 
 /* An event at slot inside the frames --max-depth leaves out. */
-static __always_inline bool kf_too_deep(const struct kf_thread *t, __u64 slot)
+static __always_inline bool kf_too_deep(const struct sled_kf_thread *t, __u64 slot)
 {
-	const struct kf_frame *top;
+	const struct sled_kf_frame *top;
 
 	if (!kf_max_depth || t->n < kf_max_depth || !t->n || t->n > KF_FRAMES)
 		return false;
@@ -221,14 +208,14 @@ static __always_inline bool kf_too_deep(const struct kf_thread *t, __u64 slot)
 }
 
 /* Inside the frames deeper than KF_FRAMES: written as they come. */
-static __always_inline bool kf_in_overflow(struct kf_thread *t, __u64 slot)
+static __always_inline bool kf_in_overflow(struct sled_kf_thread *t, __u64 slot)
 {
-	const struct kf_frame *top = &t->f[(t->n - 1) & (KF_FRAMES - 1)];
+	const struct sled_kf_frame *top = &t->f[(t->n - 1) & (KF_FRAMES - 1)];
 
 	return !kf_same_stack(top->slot, slot) || slot < top->slot;
 }
 
-static __always_inline bool kf_entry(struct kf_thread *t, __u64 ts, __u64 tag, __u64 slot,
+static __always_inline bool kf_entry(struct sled_kf_thread *t, __u64 ts, __u64 tag, __u64 slot,
 				     bool write, __u32 tgid, __u32 tid)
 {
 	__u32 keep = kf_survivors(t, slot, true);
@@ -251,11 +238,11 @@ static __always_inline bool kf_entry(struct kf_thread *t, __u64 ts, __u64 tag, _
 /* An exit, tail or return.  Only a pending frame's own return can be
  * left out: a tail call's chained return at the same slot would find no
  * frame in the collector. */
-static __always_inline bool kf_exit(struct kf_thread *t, __u64 ts, __u32 kind, __u64 slot,
+static __always_inline bool kf_exit(struct sled_kf_thread *t, __u64 ts, __u32 kind, __u64 slot,
 				    bool write, __u32 tgid, __u32 tid)
 {
 	__u32 keep = kf_survivors(t, slot, false);
-	const struct kf_frame *top;
+	const struct sled_kf_frame *top;
 
 	if (kf_infer(t, keep, ts) || write)
 		kf_flush(t, tgid, tid);
@@ -280,7 +267,8 @@ static __always_inline bool kf_exit(struct kf_thread *t, __u64 ts, __u32 kind, _
 
 /* Follows the builder's leaf test: an entry starts a leaf, any end ends
  * it (after kf_note_leaf looked). */
-static __always_inline void kf_track_leaf(struct kf_thread *t, __u32 kind, __u64 ts, __u64 slot)
+static __always_inline void kf_track_leaf(struct sled_kf_thread *t, __u32 kind, __u64 ts,
+					  __u64 slot)
 {
 	t->leaf = kind == SLED_KIND_ENTRY;
 	if (t->leaf) {
@@ -296,7 +284,7 @@ static __always_inline void kf_track_leaf(struct kf_thread *t, __u32 kind, __u64
 __attribute__((noinline)) int kf_admits(__u32 tgid, __u32 tid, __u64 ts, __u64 tag, __u64 slot)
 {
 	unsigned kind = SLED_TAG_KIND(tag);
-	struct kf_thread *t;
+	struct sled_kf_thread *t;
 	__u32 zero = 0;
 	bool write = false;
 	void *blank;
@@ -310,7 +298,9 @@ __attribute__((noinline)) int kf_admits(__u32 tgid, __u32 tid, __u64 ts, __u64 t
 		bpf_map_update_elem(&kf_threads, &tid, blank, BPF_NOEXIST);
 		if (!(t = bpf_map_lookup_elem(&kf_threads, &tid)))
 			return true;
+		t->tgid = tgid;
 	}
+	t->last_ts = ts;
 	if (kf_too_deep(t, slot)) {
 		if (kind == SLED_KIND_ENTRY)
 			count(SLED_CTR_DEEP, 1);
@@ -338,9 +328,9 @@ __attribute__((noinline)) int kf_admits(__u32 tgid, __u32 tid, __u64 ts, __u64 t
 
 /* The thread's pending entries are written now: it leaves the CPU (its
  * switch record follows them), or forks, or ends. */
-static __always_inline struct kf_thread *kf_settle(__u32 tgid, __u32 tid)
+static __always_inline struct sled_kf_thread *kf_settle(__u32 tgid, __u32 tid)
 {
-	struct kf_thread *t;
+	struct sled_kf_thread *t;
 
 	if (!kfiltering || !(t = bpf_map_lookup_elem(&kf_threads, &tid)))
 		return NULL;
@@ -362,7 +352,7 @@ static __always_inline void kf_end(__u32 tgid, __u32 tid)
  * the parent's stack pointer ended (the collector infers them). */
 static __always_inline void kf_fork(__u32 tgid, __u32 parent_tid, __u32 child_tid, __u64 sp)
 {
-	struct kf_thread *t = kf_settle(tgid, parent_tid);
+	struct sled_kf_thread *t = kf_settle(tgid, parent_tid);
 
 	if (!t) {
 		if (kfiltering)

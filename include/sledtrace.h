@@ -221,6 +221,32 @@ struct sled_gate {
 	__u32 pad;
 };
 
+/* A thread's state under `record --min-duration` / `--max-depth` (the
+ * `kf_threads` map, by tid; bpf/kfilter.h): the frames it has open as the
+ * collector has them, the bottom `emitted` written, the rest pending.  The
+ * collector reads what is still pending when it detaches from a running
+ * process. */
+#define SLED_KF_FRAMES 64 /* a power of two: the BPF side masks with it */
+
+struct sled_kf_frame {
+	__u64 ts;
+	__u64 tag; /* the entry's cookie */
+	__u64 slot;
+};
+
+struct sled_kf_thread {
+	__u32 n;       /* frames open (the collector's depth, up to SLED_KF_FRAMES) */
+	__u32 emitted; /* the bottom frames whose entry is written */
+	__u32 over;    /* frames open above f[SLED_KF_FRAMES - 1]: written, not kept */
+	__u32 leaf;    /* nothing has ended since the last entry */
+	__u32 tgid;    /* the thread's process */
+	__u32 pad;
+	__u64 last_ts;	/* its latest call event, written or not */
+	__u64 entry_ts; /* its latest entry, written or not */
+	__u64 entry_slot;
+	struct sled_kf_frame f[SLED_KF_FRAMES];
+};
+
 /* Key of the `known_files` map: a file whose probes are live (or that has
  * none to place), as the kernel names it (super_block s_dev, MKDEV
  * encoding, and inode number). */

@@ -310,6 +310,12 @@ void frame_builder__leaf(struct frame_builder *fb, uint64_t ns)
 		fb->leaf_min = ns;
 }
 
+void frame_builder__seen(struct fb_thread *t, uint64_t ts)
+{
+	if (ts > t->last_ts)
+		t->last_ts = ts;
+}
+
 int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
 			 enum frame_end how)
 {

@@ -193,10 +193,13 @@ int frame_builder__sched(struct frame_builder *fb, struct fb_thread *t, uint64_t
 /* Closes every open frame of t as FRAME_UNFINISHED at ts and retires t:
  * the thread is gone (or the trace ends).  Calls thread_end() once. */
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);
-/* Calls thread-level counters through to the sink. */
 /* A leaf call of ns measured before the builder (a filter in the kernel
  * left it out): it calibrates the probe cost as one the builder saw. */
 void frame_builder__leaf(struct frame_builder *fb, uint64_t ns);
+/* t's latest event was at ts (one the builder did not get): what it has
+ * open lasts that long at least. */
+void frame_builder__seen(struct fb_thread *t, uint64_t ts);
+/* Calls thread-level counters through to the sink. */
 /* Passes a coverage gap through to the sink. */
 int frame_builder__gap(struct frame_builder *fb, const struct trace_gap *g);
 int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t, uint32_t fid,

@@ -445,6 +445,20 @@ static int switched(struct collector *c, const struct sled_switch *e)
 	return frame_builder__sched(c->fb, t, e->h.ts, (enum thread_state)e->state);
 }
 
+int collector__held_back(struct collector *c, const struct sled_call *entries, uint32_t n,
+			 uint64_t last_ts)
+{
+	struct cthread *t;
+	int err = 0;
+
+	for (uint32_t i = 0; i < n && !err; i++)
+		err = call(c, &entries[i]);
+	if (err || !n || !(t = find_thread(c, entries[0].h.tgid, entries[0].h.tid)))
+		return err;
+	frame_builder__seen(t->fbt, last_ts);
+	return 0;
+}
+
 /* The smallest record of each kind: a shorter one is not read. */
 static const uint32_t record_size[SLED_KIND_MAX] = {
 	[SLED_KIND_ENTRY] = sizeof(struct sled_call),

@@ -44,6 +44,12 @@ unsigned collector__kind(const void *rec, size_t size);
 /* Consumes one record of `size` bytes (include/sledtrace.h); negative
  * errno only for failures of the sink. */
 int collector__event(struct collector *c, const void *rec, size_t size);
+/* The kernel's filter held back the entries of a thread's open calls
+ * (`--min-duration`) and sledtrace detached from it: `n` entries, bottom
+ * first, and its latest call event (last_ts), up to which its open frames
+ * last.  Not events of the ring: not counted as such. */
+int collector__held_back(struct collector *c, const struct sled_call *entries, uint32_t n,
+			 uint64_t last_ts);
 /* Counters so far (events, unmatched exits, inferred exits). */
 const struct trace_stats *collector__stats(const struct collector *c);
 const struct collector_names *collector__names(const struct collector *c);

@@ -219,6 +219,42 @@ static int drain_and_tick(struct record *r)
 	return err;
 }
 
+/* One thread's entries the kernel's --min-duration still holds back. */
+static int held_back_thread(struct record *r, uint32_t tid, const struct sled_kf_thread *t)
+{
+	struct sled_call e[SLED_KF_FRAMES];
+	uint32_t n = 0;
+
+	for (uint32_t i = t->emitted; i < t->n && i < SLED_KF_FRAMES; i++)
+		e[n++] = (struct sled_call){
+			.h = { .ts = t->f[i].ts, .tgid = t->tgid, .tid = tid, .tag = t->f[i].tag },
+			.slot = t->f[i].slot
+		};
+	return n ? collector__held_back(r->col, e, n, t->last_ts) : 0;
+}
+
+/* After detaching from processes that run on: the calls still open in
+ * them whose entries the kernel held back go to the collector, which
+ * ends them as unfinished at their thread's latest call, as it would
+ * have without the kernel's filter (docs/DESIGN.md, "Call filters"). */
+static int held_back(struct record *r)
+{
+	int fd = bpf_map__fd(r->skel->maps.kf_threads), err = 0;
+	struct sled_kf_thread *t = malloc(sizeof(*t));
+	uint32_t key, next, *prev = NULL;
+
+	if (!t)
+		return -ENOMEM;
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, t))
+			err = held_back_thread(r, key, t);
+	}
+	free(t);
+	return err;
+}
+
 static int run_attached(struct record *r)
 {
 	struct epoll_event evs[8];
@@ -236,7 +272,10 @@ static int run_attached(struct record *r)
 	bpf_link__destroy(r->exit_link);
 	bpf_link__destroy(r->sched_link);
 	r->exit_link = r->sched_link = NULL;
-	return drain(r);
+	err = drain(r);
+	if (!err && r->skel->rodata->kf_min_ns && (err = held_back(r)))
+		return record__fail(err, "writing the trace failed: %s", strerror(-err));
+	return err;
 }
 
 int record__run(struct record *r)
