@@ -12,15 +12,21 @@ out in the kernel, so what they drop never becomes an event.
   2. loop (1,000,000 calls of a short function) under --min-duration=1ms:
      under a hundredth of the unfiltered run's events, and sledtrace's own
      CPU time (its `timing: cpu` line) below the unfiltered run's.
+  3. record -p on open_at_detach, detached while a call whose entry the
+     kernel holds back is open: that call still reaches the trace's
+     stats as the collector would have counted it (the fixture's STATs).
 
 Usage: check_kfilter.py --sledtrace PATH --durations PATH --depth-limit PATH
-         --loop PATH
+         --loop PATH --open-at-detach PATH
 """
 
 import argparse
 import re
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 from check_counts import CheckFailed, get_stats, parse_counts, parse_stats_lines, run
 
@@ -75,9 +81,54 @@ def check_cpu(args, tmp):
         raise CheckFailed("loop: sledtrace's CPU did not drop with its events")
 
 
+def expect_line(stream, prefix, what):
+    line = stream.readline()
+    if not line.startswith(prefix):
+        raise CheckFailed("%s said %r, expected %s" % (what, line, prefix))
+    return line
+
+
+def check_detach(args, tmp):
+    """Case 3: what the kernel holds back at detach is handed over."""
+    trace = tmp + "/detach.pftrace"
+    target = subprocess.Popen([args.open_at_detach], stdout=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True)
+    rec = None
+    try:
+        expect_line(target.stdout, "READY", "open_at_detach")
+        rec = subprocess.Popen([args.sledtrace, "record", "--no-sched", "--min-duration=1ms",
+                                "-o", trace, "-p", str(target.pid)], stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, text=True)
+        while " attached to " not in expect_line(rec.stderr, "sledtrace:", "sledtrace record"):
+            pass
+        target.send_signal(signal.SIGUSR1)
+        expect_line(target.stdout, "IN", "open_at_detach")
+        time.sleep(0.05)
+        rec.send_signal(signal.SIGINT)
+        err = rec.stderr.read()
+        if rec.wait(timeout=60) != 0:
+            raise CheckFailed("sledtrace record -p exited %d:\n%s" % (rec.returncode, err))
+        target.send_signal(signal.SIGTERM)
+        out = target.stdout.read()
+        if target.wait(timeout=30) != 0:
+            raise CheckFailed("open_at_detach exited %d" % target.returncode)
+    finally:
+        for p in (target, rec):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+    want = parse_stats_lines(out)
+    stats, table = get_stats(args.sledtrace, trace, 60)
+    bad = ["%s: fixture %d, trace %s" % (k, v, stats.get(k)) for k, v in sorted(want.items())
+           if stats.get(k) != v]
+    if not want or bad:
+        raise CheckFailed("open_at_detach: " + ("; ".join(bad) or "no STAT lines") + "\n" + table)
+    print("open_at_detach: " + " ".join("%s=%d" % kv for kv in sorted(want.items())))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    for opt in ("--sledtrace", "--durations", "--depth-limit", "--loop"):
+    for opt in ("--sledtrace", "--durations", "--depth-limit", "--loop", "--open-at-detach"):
         ap.add_argument(opt, required=True)
     args = ap.parse_args()
     try:
@@ -88,6 +139,7 @@ def main():
                 check_exact(args, tmp, "depth_limit-" + depth, [args.depth_limit, depth],
                             "--max-depth=" + depth, "max_depth_dropped")
             check_cpu(args, tmp)
+            check_detach(args, tmp)
     except CheckFailed as e:
         print("FAIL: %s" % e, file=sys.stderr)
         return 1
