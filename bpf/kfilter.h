@@ -350,7 +350,8 @@ static __always_inline void kf_end(__u32 tgid, __u32 tid)
 /* A forked child returns through the frames its parent has open at the
  * fork, as the collector gives them to it: all written, and those below
  * the parent's stack pointer ended (the collector infers them). */
-static __always_inline void kf_fork(__u32 tgid, __u32 parent_tid, __u32 child_tid, __u64 sp)
+static __always_inline void kf_fork(__u32 tgid, __u32 parent_tid, __u32 child_tgid, __u32 child_tid,
+				    __u64 sp)
 {
 	struct sled_kf_thread *t = kf_settle(tgid, parent_tid);
 
@@ -363,7 +364,11 @@ static __always_inline void kf_fork(__u32 tgid, __u32 parent_tid, __u32 child_ti
 		t->n = kf_survivors(t, sp, false);
 		t->emitted = t->n;
 	}
-	bpf_map_update_elem(&kf_threads, &child_tid, t, BPF_ANY);
+	if (bpf_map_update_elem(&kf_threads, &child_tid, t, BPF_ANY))
+		return;
+	t = bpf_map_lookup_elem(&kf_threads, &child_tid);
+	if (t)
+		t->tgid = child_tgid;
 }
 
 #endif

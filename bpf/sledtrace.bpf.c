@@ -466,7 +466,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (no_events)
 		return 0;
 	sp = PT_REGS_SP_CORE((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
-	kf_fork(tgid, (__u32)bpf_get_current_pid_tgid(), cpid, sp);
+	kf_fork(tgid, (__u32)bpf_get_current_pid_tgid(), ctgid, cpid, sp);
 	send_ident(ctgid, cpid, NULL, false);
 	f = notice(SLED_KIND_FORK, sizeof(*f), ctgid, cpid, SLED_CTR_LOST_CONTROL);
 	if (f) {
