@@ -117,6 +117,9 @@ static __always_inline int emit_capture(struct pt_regs *ctx, __u64 slot, __u32 v
 		return 0;
 	if (gating && !gate_admits((__u32)id, as_call, slot))
 		return 0;
+	/* the filter's clock is read a few instructions before the record's */
+	if (kfiltering && !kf_admits_now(tgid, (__u32)id, bpf_ktime_get_boot_ns(), as_call, slot))
+		return 0;
 	if (args)
 		ARCH_ARG_REGS(ctx, regs);
 	else

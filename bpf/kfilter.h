@@ -278,10 +278,10 @@ static __always_inline void kf_track_leaf(struct sled_kf_thread *t, __u32 kind, 
 }
 
 /* Whether the call event (tag, slot) at ts of the current thread is
- * written; pending entries it needs first are written here.  A global
- * function: the verifier checks it once, apart from its callers' paths
- * (and, with no filter, sees `kfiltering` false and goes no further). */
-__attribute__((noinline)) int kf_admits(__u32 tgid, __u32 tid, __u64 ts, __u64 tag, __u64 slot)
+ * written; pending entries it needs first are written here.  held: an
+ * entry may wait (its record can be rebuilt from the frame). */
+static __always_inline int kf_decide(__u32 tgid, __u32 tid, __u64 ts, __u64 tag, __u64 slot,
+				     bool held)
 {
 	unsigned kind = SLED_TAG_KIND(tag);
 	struct sled_kf_thread *t;
@@ -315,7 +315,7 @@ __attribute__((noinline)) int kf_admits(__u32 tgid, __u32 tid, __u64 ts, __u64 t
 	}
 	/* the frames above the kept ones end here, if any: the collector
 	 * infers them at this event */
-	write = t->over;
+	write = t->over || !held;
 	t->over = 0;
 	if (kind == SLED_KIND_ENTRY) {
 		kf_track_leaf(t, kind, ts, slot);
@@ -324,6 +324,22 @@ __attribute__((noinline)) int kf_admits(__u32 tgid, __u32 tid, __u64 ts, __u64 t
 	write = kf_exit(t, ts, kind, slot, write, tgid, tid);
 	kf_track_leaf(t, kind, ts, slot);
 	return write;
+}
+
+/* Global functions: the verifier checks each once, apart from its
+ * callers' paths (and, with no filter, sees `kfiltering` false and goes
+ * no further). */
+__attribute__((noinline)) int kf_admits(__u32 tgid, __u32 tid, __u64 ts, __u64 tag, __u64 slot)
+{
+	return kf_decide(tgid, tid, ts, tag, slot, true);
+}
+
+/* A captured call (capture.h): its entry record holds registers a frame
+ * here cannot keep, so it is written at once, and the collector's filter
+ * decides the call. */
+__attribute__((noinline)) int kf_admits_now(__u32 tgid, __u32 tid, __u64 ts, __u64 tag, __u64 slot)
+{
+	return kf_decide(tgid, tid, ts, tag, slot, false);
 }
 
 /* The thread's pending entries are written now: it leaves the CPU (its
