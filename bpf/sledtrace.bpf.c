@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT OR GPL-2.0-only
-/* sledtrace.bpf.c: the kernel side.  One program for sleds and one for
- * returns push a 32-byte struct sled_call into one ring buffer; the cookie set at attach
- * time says which object, function and sled kind fired. */
+/* sledtrace.bpf.c: the kernel side, one object.  One program for sleds
+ * and one for returns push a 32-byte struct sled_call into one ring
+ * buffer; the cookie set at attach time says which object, function and
+ * sled kind fired.  Here too: the maps, the emitters and the programs that
+ * follow processes (exit, fork, exec, names).  Each header holds one more
+ * concern: gate.h (--under), kfilter.h (--min-duration, --max-depth),
+ * capture.h (--capture), fork_hold.h and mmap_hold.h (the holds),
+ * sched.h (switches). */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -478,129 +483,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* The file of the new mapping at ret, from the mapping itself.
- * bpf_find_vma only tries the mm's lock, and an attach that is putting
- * breakpoints into this very process holds it: a file that cannot be
- * read is held all the same, unnamed (the collector reads the maps). */
-static __always_inline int hold_mapping(__u32 tgid, long ret)
-{
-	struct sled_file_id id = {}, unknown = {};
-	long err = bpf_find_vma(bpf_get_current_task_btf(), (__u64)ret, file_of_vma, &id, 0);
-
-	if (err && err != -ENOENT)
-		return holds_off ? 0 : hold_as(SLED_KIND_MAPPED, tgid, &unknown, (__u64)ret);
-	return hold(tgid, &id, (__u64)ret);
-}
-
-/* The records of the syscall tracepoints.  Not kernel types that CO-RE
- * could relocate but the layouts tracefs publishes for the events
- * (events/syscalls/sys_{enter,exit}_mmap/format: the common fields in 8
- * bytes, __syscall_nr at 8, then args[6] or ret at 16), which perf and
- * every tracepoint program read by offset and the kernel keeps. */
-struct sys_enter_record {
-	__u64 common;
-	int nr;
-	int pad;
-	unsigned long args[6];
-};
-
-struct sys_exit_record {
-	__u64 common;
-	int nr;
-	int pad;
-	long ret;
-};
-
-/* The file behind descriptor fd of the current process. */
-static __always_inline void file_of_fd(int fd, struct sled_file_id *id)
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds, *f = NULL;
-	struct inode *inode;
-
-	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
-		return;
-	fds = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
-		return;
-	inode = BPF_CORE_READ(f, f_inode);
-	if (inode) {
-		id->dev = BPF_CORE_READ(inode, i_sb, s_dev);
-		id->ino = BPF_CORE_READ(inode, i_ino);
-	}
-}
-
-/* mmap(2) of a file not known with PROT_EXEC begins (inflight_begin). */
-SEC("tracepoint/syscalls/sys_enter_mmap")
-int on_mmap_enter(struct sys_enter_record *ctx)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct sled_file_id id = {};
-	__u32 tgid = pid_tgid >> 32;
-
-	if (!hold_mappings || holds_off || !(ctx->args[2] & PROT_EXEC) || (int)ctx->args[4] < 0 ||
-	    !bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
-	file_of_fd((int)ctx->args[4], &id);
-	if (id.ino && !bpf_map_lookup_elem(&known_files, &id))
-		inflight_begin(tgid, (__u32)pid_tgid, &id);
-	return 0;
-}
-
-/* mmap(2) of a file with PROT_EXEC (the dynamic loader, dlopen).  This
- * kernel has no fentry or kprobe attachment here; the syscall tracepoint of
- * mmap alone runs the program for mmap exits only.  Every syscall still
- * takes the kernel's tracing path while it is attached, but without a BPF
- * run: with rewritten sleds every probe hit is a syscall (the trampoline
- * calls uprobe(2)), and a program on every syscall exit cost the traced
- * program ~20% of its time. */
-SEC("tracepoint/syscalls/sys_exit_mmap")
-int on_mmap_exit(struct sys_exit_record *ctx)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
-	long ret = ctx->ret;
-
-	__u32 tid = (__u32)pid_tgid;
-	struct sled_file_id *file;
-
-	if (!hold_mappings || !bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
-	/* A mapping the entry marked needs no lookup; any other is looked up
-	 * (the entry hook may be missing, or attached while this mmap ran).
-	 * mmap returns a page-aligned address or an error. */
-	file = bpf_map_lookup_elem(&inflight_threads, &tid);
-	if (!(ret & 0xfff) && file)
-		hold(tgid, file, (__u64)ret);
-	else if (!(ret & 0xfff))
-		hold_mapping(tgid, ret);
-	inflight_end(tgid, tid);
-	return 0;
-}
-
-/* Set by the collector when the raw syscall exit is its mmap hook. */
-bool mmap_by_raw_exit = false;
-
-/* The same from the raw syscall exit tracepoint, where the kernel has no
- * syscall tracepoints (or tracefs is not mounted): it runs for every
- * syscall of every process; most leave after two compares, page-aligned
- * results after two reads more. */
-SEC("raw_tp/sys_exit")
-int BPF_PROG(on_syscall_exit, struct pt_regs *regs, long ret)
-{
-	__u32 tgid;
-
-	fork_hold_take(regs, ret);
-	if (!mmap_by_raw_exit || (ret & 0xfff))
-		return 0;
-	if (ARCH_SYSCALL_NR(regs) != ARCH_NR_MMAP || !(ARCH_SYSCALL_ARG3(regs) & PROT_EXEC))
-		return 0;
-	tgid = bpf_get_current_pid_tgid() >> 32;
-	if (!bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
-	return hold_mapping(tgid, ret);
-}
+#include "mmap_hold.h"
 
 /* execve(2): the thread's frames of the old image end; a binary the
  * collector does not know is held (its interpreter is mapped by the
@@ -666,56 +549,4 @@ int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
 	return 0;
 }
 
-#define TASK_RUNNING 0x0
-#define TASK_INTERRUPTIBLE 0x1
-#define TASK_UNINTERRUPTIBLE 0x2
-#define TASK_STOPPED_OR_TRACED (0x4 | 0x8)
-
-/* What prev is once off the CPU.  __state as the switch reads it: a
- * wakeup that raced the switch left it running, which is what it is. */
-static __always_inline __u32 state_off(bool preempt, struct task_struct *prev)
-{
-	unsigned int s = BPF_CORE_READ(prev, __state);
-
-	if (preempt || s == TASK_RUNNING)
-		return SLED_STATE_RUNNABLE;
-	if (s & TASK_STOPPED_OR_TRACED)
-		return SLED_STATE_STOPPED;
-	if (s & TASK_UNINTERRUPTIBLE)
-		return SLED_STATE_BLOCKED;
-	return SLED_STATE_SLEEPING;
-}
-
-static __always_inline void send_switch(struct task_struct *task, __u32 state)
-{
-	__u32 tgid = BPF_CORE_READ(task, tgid);
-	struct sled_switch *s;
-
-	if (!bpf_map_lookup_elem(&traced, &tgid))
-		return;
-	/* the calls it made come before it leaves the CPU */
-	if (state != SLED_STATE_RUNNING)
-		kf_settle(tgid, BPF_CORE_READ(task, pid));
-	s = notice(SLED_KIND_SWITCH, sizeof(*s), tgid, BPF_CORE_READ(task, pid),
-		   SLED_CTR_SWITCH_DROPS);
-	if (!s)
-		return;
-	s->state = state;
-	s->cpu = bpf_get_smp_processor_id();
-	send(s);
-}
-
-/* Every context switch on the machine runs this; a thread outside the
- * traced processes costs a map lookup and no event.  prev's record is
- * queued before next's, and a thread cannot take a CPU before the one it
- * left has switched away from it, so each thread's records arrive in its
- * own order, among its calls (docs/DESIGN.md, "On-CPU time"). */
-SEC("raw_tp/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	if (no_events)
-		return 0;
-	send_switch(prev, state_off(preempt, prev));
-	send_switch(next, SLED_STATE_RUNNING);
-	return 0;
-}
+#include "sched.h"
