@@ -71,10 +71,17 @@ enum {
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
 #if defined(__TARGET_ARCH_x86)
-/* arch/x86/include/asm/ptrace.h, x86-64: the uprobe context (sp) and the
- * raw syscall exit's registers (the syscall number and mmap's prot). */
+/* arch/x86/include/asm/ptrace.h, x86-64: the uprobe context (sp, and the
+ * argument and return registers --capture reads) and the raw syscall
+ * exit's registers (the syscall number and mmap's prot). */
 struct pt_regs {
+	unsigned long di;
+	unsigned long si;
 	unsigned long dx;
+	unsigned long cx;
+	unsigned long r8;
+	unsigned long r9;
+	unsigned long ax;
 	unsigned long orig_ax;
 	unsigned long sp;
 };

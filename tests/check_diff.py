@@ -10,7 +10,7 @@ times from `steady`) and compares the traces.  Each binary is copied to
 CI checkouts would.  The fixture counts its own calls, per function and per
 call path; the diff's counts must equal them exactly.  The verdicts use
 tests/fixtures/gatework.c: 24 functions of steady work, built plainly and
-with w7 spinning twice as long.
+with w7 spinning three times as long.
 
 Cases (--case):
   rules      diff flags exactly hot (calls>0%) and slow (self>200%), counts
@@ -586,7 +586,7 @@ def main(cases=None, doc=None):
     ap.add_argument("--head", required=True, help="the fixture's candidate build")
     ap.add_argument("--other", help="another fixture (loop): another program, drops")
     ap.add_argument("--gate-base", required=True, help="gatework's base build")
-    ap.add_argument("--gate-slow", required=True, help="gatework with w7 twice as slow")
+    ap.add_argument("--gate-slow", required=True, help="gatework with w7 three times as slow")
     ap.add_argument("--cmark", default=shutil.which("cmark-gfm"))
     ap.add_argument("--case", required=True, choices=sorted(cases))
     args = ap.parse_args()
