@@ -150,6 +150,34 @@ def case_values(a, tmp):
         if fn in want and len(want[fn]) != n:
             raise CheckFailed("%s: %d COUNT, %d VALUE calls" % (fn, n, len(want[fn])))
     compare(restrict(want, a.names), trace_values(js), a.exit, bool(a.names))
+    check_pola(a, tmp, trace, trace_values(js))  # compare() consumed its copy
+
+
+def check_pola(a, tmp, trace, chrome):
+    """The Parquet export's values file, read by DuckDB and joined to its
+    events and symbols, holds each call's values as the Chrome export does."""
+    pola = os.path.join(tmp, "t.pola")
+    status, _, err = run([a.sledtrace, "convert", "--to=pola", "-o", pola, trace], TIMEOUT,
+                         "convert")
+    if status:
+        raise CheckFailed("convert --to=pola exited %d:\n%s" % (status, err))
+    reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "npm", "read_parquet.mjs")
+    status, out, err = run(["node", reader, "duckdb", pola, pola + ".symtab", pola + ".values"],
+                           TIMEOUT, "node")
+    if status:
+        raise CheckFailed("DuckDB could not read the pola export:\n%s" % err)
+    frames = {}
+    for fn, frame, name, text in json.loads(out)["values"]:
+        frames.setdefault((fn, frame), {})[name] = text
+    got = {}
+    for (fn, _), vals in frames.items():
+        got.setdefault(fn, []).append(sorted(vals.items()))
+    want = {fn: [sorted(v.items()) for v, _ in calls if v] for fn, calls in chrome.items()}
+    want = {fn: calls for fn, calls in want.items() if calls}
+    if {fn: sorted(c) for fn, c in got.items()} != {fn: sorted(c) for fn, c in want.items()}:
+        raise CheckFailed("pola values (DuckDB) %s, the Chrome export's %s" % (got, want))
+    print("ok: the pola values file holds %d calls' values, as the Chrome export"
+          % sum(len(c) for c in got.values()))
 
 
 TOP = 5  # values report prints per argument

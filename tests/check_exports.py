@@ -492,7 +492,8 @@ def case_bad_input(ctx):
             lines = err.splitlines()
             if status != 1 or len(lines) != 1 or not lines[0].startswith("sledtrace: ") \
                     or os.path.exists(os.path.join(ctx.tmp, "out")) \
-                    or os.path.exists(os.path.join(ctx.tmp, "out.symtab")):
+                    or os.path.exists(os.path.join(ctx.tmp, "out.symtab")) \
+                    or os.path.exists(os.path.join(ctx.tmp, "out.values")):
                 raise CheckFailed("%s trace, `%s`: exit %d, stderr %r, output left: %s"
                                   % (what, " ".join(argv), status, err,
                                      os.path.exists(os.path.join(ctx.tmp, "out"))))
@@ -518,7 +519,7 @@ def case_drops(ctx):
         if not re.search(r"^sledtrace: warning: the trace lost events \(ringbuf_drops=[1-9]",
                          err, re.M):
             raise CheckFailed("`%s` gave no drop warning: %r" % (" ".join(argv), err))
-        for p in ("out", "out.symtab"):
+        for p in ("out", "out.symtab", "out.values"):
             if os.path.exists(os.path.join(ctx.tmp, p)):
                 os.unlink(os.path.join(ctx.tmp, p))
     print("every converter warned about the drops")

@@ -4,11 +4,13 @@
 // each file's columns and types, row counts, and entries per function
 // name (a group-by the user would run), the symtab's path per function
 // name; with hyparquet also the Arrow schema (ARROW:schema) as
-// apache-arrow decodes it.
-// Usage: node read_parquet.mjs duckdb|hyparquet EVENTS SYMTAB
+// apache-arrow decodes it.  Given the values file too (duckdb only), also
+// every captured value as [function, frame_id, name, text], in frame
+// order: the join a user would write.
+// Usage: node read_parquet.mjs duckdb|hyparquet EVENTS SYMTAB [VALUES]
 import { readFileSync } from 'node:fs';
 
-const [reader, events, symtab] = process.argv.slice(2);
+const [reader, events, symtab, values] = process.argv.slice(2);
 const big = (k, v) => (typeof v === 'bigint' ? v.toString() : v);
 
 async function withDuckdb() {
@@ -30,6 +32,14 @@ async function withDuckdb() {
   out.kinds = Object.fromEntries(k.map(([kind, n]) => [String(kind), Number(n)]));
   const p = await rows(`SELECT name, path FROM read_parquet(${lit(symtab)})`);
   out.paths = Object.fromEntries(p);
+  if (values) {
+    const v = await rows(`SELECT s.name, e.frame_id, v.name, v.text
+      FROM read_parquet(${lit(values)}) v
+      JOIN read_parquet(${lit(events)}) e ON e.frame_id = v.frame_id AND e.kind = 1
+      JOIN read_parquet(${lit(symtab)}) s ON s.func_id = e.func_id
+      ORDER BY e.frame_id`);
+    out.values = v.map(([fn, id, name, text]) => [fn, String(id), name, text]);
+  }
   return out;
 }
 

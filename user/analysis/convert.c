@@ -189,23 +189,25 @@ static int run_chrome(const struct convert_opts *o, char *err, size_t errlen, ch
 static int run_pola(const struct convert_opts *o, char *err, size_t errlen, char *warn,
 		    size_t warnlen)
 {
-	struct out ev, sym = { 0 };
+	struct out ev, sym = { 0 }, val = { 0 };
 	struct pola *p = NULL;
 	struct frame_sink sink;
-	char symtab[4096];
+	char symtab[4096], values[4096];
 	int ret;
 
 	if (!o->out || !strcmp(o->out, "-")) {
-		snprintf(err, errlen, "convert: --to=pola writes two files: give -o FILE");
+		snprintf(err, errlen, "convert: --to=pola writes three files: give -o FILE");
 		return -EINVAL;
 	}
-	sym.of.fd = -1;
+	sym.of.fd = val.of.fd = -1;
 	snprintf(symtab, sizeof(symtab), "%s.symtab", o->out);
+	snprintf(values, sizeof(values), "%s.values", o->out);
 	if ((ret = out_open(&ev, o->out, err, errlen)))
 		return ret;
-	if ((ret = out_open(&sym, symtab, err, errlen)))
+	if ((ret = out_open(&sym, symtab, err, errlen)) ||
+	    (ret = out_open(&val, values, err, errlen)))
 		goto done;
-	if ((ret = pola__new(ev.f, sym.f, &p))) {
+	if ((ret = pola__new(ev.f, sym.f, val.f, &p))) {
 		snprintf(err, errlen, "out of memory");
 		goto done;
 	}
@@ -216,6 +218,7 @@ static int run_pola(const struct convert_opts *o, char *err, size_t errlen, char
 	if (!ret)
 		warn_lost(pola__stats(p), warn, warnlen);
 done:
+	ret = either(out_close(&val, !ret, err, errlen), ret);
 	ret = either(out_close(&sym, !ret, err, errlen), ret);
 	ret = either(out_close(&ev, !ret, err, errlen), ret);
 	pola__free(p);

@@ -4,7 +4,8 @@
  * first frame this trace replays (a later-read thread may start earlier:
  * then its times are negative).  Calls a writer elided have no rows: the
  * trace never held their times; they are counted in the symtab's
- * metadata instead (docs/exports.md). */
+ * metadata instead (docs/exports.md).  Captured values go to a third
+ * file, a row per value, keyed by frame_id. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -22,6 +23,19 @@ static const struct parquet_column event_cols[] = {
 	{ "func_id", PARQUET_U64 },  { "time", PARQUET_DURATION_NS }, { "kind", PARQUET_U32 },
 };
 
+/* What record --capture took, a row per value: the frame's id, the
+ * parameter's name ("return" for the return value), its kind, its 64
+ * bits as taken (0 for text), and how every writer shows it. */
+enum { V_FRAME, V_NAME, V_KIND, V_RAW, V_TEXT };
+static const struct parquet_column value_cols[] = {
+	{ "frame_id", PARQUET_U64 }, { "name", PARQUET_STRING }, { "kind", PARQUET_STRING },
+	{ "raw", PARQUET_U64 },	     { "text", PARQUET_STRING },
+};
+static const char *const kind_names[] = {
+	[VALUE_INT] = "int",	     [VALUE_UINT] = "uint", [VALUE_BOOL] = "bool",
+	[VALUE_POINTER] = "pointer", [VALUE_TEXT] = "text",
+};
+
 static const struct parquet_column symtab_cols[] = {
 	{ "func_id", PARQUET_U64 },
 	{ "name", PARQUET_STRING },
@@ -34,7 +48,7 @@ struct pola_thread {
 };
 
 struct pola {
-	struct parquet_writer *ev;
+	struct parquet_writer *ev, *vals;
 	FILE *symf;
 	struct trace_function *fns; /* by fid; name NULL when unseen */
 	uint32_t nfns;
@@ -119,6 +133,21 @@ static int row(struct pola *p, uint64_t id, uint64_t parent, uint32_t tid, uint3
 	return p->err;
 }
 
+static int value_rows(struct pola *p, uint64_t id, const struct frame_values *fv)
+{
+	for (uint32_t i = 0; fv && !p->err && i < fv->n; i++) {
+		const struct trace_value *v = &fv->v[i];
+
+		parquet_writer__int(p->vals, V_FRAME, id);
+		parquet_writer__str(p->vals, V_NAME, v->name);
+		parquet_writer__str(p->vals, V_KIND, kind_names[v->kind]);
+		parquet_writer__int(p->vals, V_RAW, v->kind == VALUE_TEXT ? 0 : v->raw);
+		parquet_writer__str(p->vals, V_TEXT, v->text);
+		p->err = parquet_writer__end_row(p->vals);
+	}
+	return p->err;
+}
+
 static int pl_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		    uint32_t depth)
 {
@@ -142,9 +171,11 @@ static int pl_leave(void *ctx, const struct trace_thread *th, const struct frame
 
 	if (!t)
 		return -ENOMEM;
-	return row(p, t->ids[depth - 1], depth > 1 ? t->ids[depth - 2] : 0, th->tid,
-		   stack[depth - 1].fid, end_ns > begin ? end_ns : begin,
-		   how == FRAME_TAIL ? KIND_TAIL : KIND_EXIT);
+	if (row(p, t->ids[depth - 1], depth > 1 ? t->ids[depth - 2] : 0, th->tid,
+		stack[depth - 1].fid, end_ns > begin ? end_ns : begin,
+		how == FRAME_TAIL ? KIND_TAIL : KIND_EXIT))
+		return p->err;
+	return value_rows(p, t->ids[depth - 1], stack[depth - 1].values);
 }
 
 static int pl_stats(void *ctx, const struct trace_stats *st)
@@ -187,6 +218,8 @@ static int pl_finish(void *ctx)
 	if (!p->err)
 		p->err = parquet_writer__finish(p->ev);
 	if (!p->err)
+		p->err = parquet_writer__finish(p->vals);
+	if (!p->err)
 		p->err = write_symtab(p);
 	return p->err;
 }
@@ -199,7 +232,7 @@ static const struct frame_sink_ops pl_ops = {
 	.finish = pl_finish,
 };
 
-int pola__new(FILE *events, FILE *symtab, struct pola **out)
+int pola__new(FILE *events, FILE *symtab, FILE *values, struct pola **out)
 {
 	struct parquet_opts o = { .zstd = true };
 	struct pola *p = calloc(1, sizeof(*p));
@@ -208,8 +241,11 @@ int pola__new(FILE *events, FILE *symtab, struct pola **out)
 	if (!p)
 		return -ENOMEM;
 	p->symf = symtab;
-	if ((err = parquet_writer__new(events, event_cols, 6, &o, &p->ev))) {
-		free(p);
+	err = parquet_writer__new(events, event_cols, 6, &o, &p->ev);
+	if (!err)
+		err = parquet_writer__new(values, value_cols, 5, &o, &p->vals);
+	if (err) {
+		pola__free(p);
 		return err;
 	}
 	*out = p;
@@ -236,6 +272,7 @@ void pola__free(struct pola *p)
 	if (!p)
 		return;
 	parquet_writer__free(p->ev);
+	parquet_writer__free(p->vals);
 	for (uint32_t i = 0; i < p->nfns; i++) {
 		free((char *)p->fns[i].name);
 		free((char *)p->fns[i].file);

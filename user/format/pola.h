@@ -2,8 +2,9 @@
 /* pola.h: a frame_sink writing sftrace's Parquet layout ("pola"), which
  * polars snippets written for sftrace read unchanged: an events file
  * (frame_id, parent, tid, func_id, time, kind; one row per entry and per
- * exit) and a symbol table (func_id, name, path).  docs/exports.md has
- * the schema and the snippets. */
+ * exit) and a symbol table (func_id, name, path); and what record
+ * --capture took, a values file (frame_id, name, kind, raw, text).
+ * docs/exports.md has the schema and the snippets. */
 #ifndef SLEDTRACE_POLA_H
 #define SLEDTRACE_POLA_H
 
@@ -13,8 +14,8 @@
 
 struct pola;
 
-/* events and symtab: the two output files.  Rows are ZSTD-compressed. */
-int pola__new(FILE *events, FILE *symtab, struct pola **out);
+/* events, symtab and values: the output files.  Rows are ZSTD-compressed. */
+int pola__new(FILE *events, FILE *symtab, FILE *values, struct pola **out);
 struct frame_sink pola__sink(struct pola *p);
 /* 0, or the first write error (also returned by the sink's calls). */
 int pola__error(const struct pola *p);
