@@ -40,16 +40,18 @@ static __always_inline bool gate_at_slot(struct sled_gate *g, __u32 tid, unsigne
 {
 	bool ours = gate || g->tail;
 
-	if (kind == SLED_KIND_ENTRY && (gate || g->tail)) {
-		g->tail = gate ? 0 : g->tail;
+	if (ours && kind == SLED_KIND_ENTRY) {
+		if (gate)
+			g->tail = 0;
 		return true;
 	}
-	if (kind == SLED_KIND_TAIL && ours) {
+	if (ours && kind == SLED_KIND_TAIL) {
 		g->tail = 1;
 		return true;
 	}
+	/* the gate frame returned (ours), or another frame took its slot */
 	bpf_map_delete_elem(&gates, &tid);
-	return ours && kind != SLED_KIND_ENTRY && kind != SLED_KIND_TAIL;
+	return ours;
 }
 
 static __always_inline bool gate_open(__u32 tid, __u64 slot)
