@@ -105,6 +105,7 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 	for (size_t i = 0; i < map->nfuncs; i++) {
 		const struct xray_function *f = &map->funcs[i];
 		uint8_t cap = capture ? capture[f->id] : 0;
+		bool gate = gates && gates[f->id];
 		enum exit_returns returns;
 		int err;
 
@@ -114,15 +115,14 @@ int probe_plan__queue(struct attacher *a, const struct probe_programs *progs,
 		/* A gate closes when it returns: a return that is only inferred
 		 * would leave it open while an unprobed caller at its slot calls
 		 * on.  Its exit sleds are probed (exact and unwind-safe). */
-		if (gates && gates[f->id] && returns == RETURNS_INFER)
+		if (gate && returns == RETURNS_INFER)
 			returns = RETURNS_SLED;
 		out->functions++;
 		out->ret_functions += returns == RETURNS_URETPROBE;
 		out->captured += cap != 0;
 		for (uint32_t k = 0; k < f->nsleds; k++) {
 			err = queue_sled(a, progs, path, &map->sleds[f->first_sled + k], obj_index,
-					 f->id, gates && gates[f->id] ? SLED_COOKIE_GATE : 0,
-					 returns, cap, out);
+					 f->id, gate ? SLED_COOKIE_GATE : 0, returns, cap, out);
 			if (err)
 				return err;
 		}
