@@ -159,9 +159,10 @@ static __always_inline int emit_call(struct pt_regs *ctx, __u64 slot)
 	/* With one process the links filter by pid; with several, here. */
 	if (no_events || (filter_tgids && !bpf_map_lookup_elem(&traced, &tgid)))
 		return 0;
-	ts = bpf_ktime_get_boot_ns();
+	/* a call left out by the gate costs no clock read (~70 ns) */
 	if (gating && !gate_admits((__u32)id, tag, slot))
 		return 0;
+	ts = bpf_ktime_get_boot_ns();
 	if (kfiltering && !kf_admits(tgid, (__u32)id, ts, tag, slot))
 		return 0;
 	write_call(ts, tgid, (__u32)id, tag, slot);
