@@ -17,7 +17,9 @@ Cases:
             trace names it otherwise (argN without DWARF).
   report    records FIXTURE likewise; `report --function=REGEX` must list,
             per function and argument, the fixture's values most frequent
-            first (ties by text), at most 5, with their counts.
+            first (ties by text), at most 5, with their counts; the same in
+            the TSV `values` column, and all of them in the JSON rows'
+            "values" and in `--callers=FN --format=json`.
   bad-spec  a malformed --capture is exit status 2, one stderr line naming
             it, and no trace.
 
@@ -183,24 +185,89 @@ def check_pola(a, tmp, trace, chrome):
 TOP = 5  # values report prints per argument
 
 
-def expected_report(want, fn):
-    """The lines report prints for fn's values, from the fixture's."""
+def expected_counts(want, fn):
+    """[(name, [(text, count), ...] most frequent first, ties by text)] of
+    fn's arguments in the order the fixture first passed them."""
     calls = want[fn]
-    lines = ["values of %s (%d calls with values):" % (fn, len(calls))]
     names = []
     for call in calls:
         names += [n for n in call if n not in names]
+    out = []
     for name in names:
         counts = {}
         for call in calls:
             if name in call:
                 counts[call[name]] = counts.get(call[name], 0) + 1
-        top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].encode()))
-        text = ",".join(" %s x%d" % kv for kv in top[:TOP])
-        if len(top) > TOP:
-            text += ", ... (%d more)" % (len(top) - TOP)
-        lines.append("  %s:%s" % (name, text))
-    return lines
+        out.append((name, sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].encode()))))
+    return out
+
+
+def top_text(top):
+    """One argument's values as the table and the TSV column show them."""
+    text = ", ".join("%s x%d" % kv for kv in top[:TOP])
+    if len(top) > TOP:
+        text += ", ... (%d more)" % (len(top) - TOP)
+    return text
+
+
+def expected_report(want, fn):
+    """The lines report's table prints for fn's values."""
+    return (["values of %s (%d calls with values):" % (fn, len(want[fn]))] +
+            ["  %s: %s" % (name, top_text(top)) for name, top in expected_counts(want, fn)])
+
+
+def expected_json(want, fn):
+    """fn's "values" member in report's JSON: every value (fewer than 64)."""
+    return {"calls": len(want[fn]),
+            "args": [{"name": name, "approximate": False,
+                      "top": [{"value": t, "count": n} for t, n in top]}
+                     for name, top in expected_counts(want, fn)]}
+
+
+def report(a, *args):
+    status, out, err = run([a.sledtrace, "report"] + list(args), TIMEOUT, "report")
+    if status:
+        raise CheckFailed("report %s exited %d:\n%s" % (" ".join(args), status, err))
+    return out
+
+
+def check_table(want, rep):
+    lines = rep.splitlines()
+    for fn in sorted(want):
+        exp = expected_report(want, fn)
+        if exp[0] not in lines:
+            raise CheckFailed("report has no %r:\n%s" % (exp[0], rep))
+        i = lines.index(exp[0])
+        got = lines[i:i + len(exp)]
+        if got != exp:
+            raise CheckFailed("report's values of %s:\n%s\nwant:\n%s"
+                              % (fn, "\n".join(got), "\n".join(exp)))
+
+
+def check_machine_formats(a, want, trace, regex):
+    """JSON rows carry "values", TSV rows a `values` column, and
+    --callers's JSON the function's "values" list."""
+    rows = {r["function"]: r for r in json.loads(report(a, "--format=json", "--function",
+                                                        regex, trace))["rows"]}
+    tsv = report(a, "--format=tsv", "--function", regex, trace).splitlines()
+    header = tsv[0].split("\t")
+    cells = {f[header.index("function")]: f[header.index("values")]
+             for f in (line.split("\t") for line in tsv[1:] if not line.startswith("#"))}
+    for fn in sorted(want):
+        if rows.get(fn, {}).get("values") != expected_json(want, fn):
+            raise CheckFailed("report --format=json's values of %s: %s\nwant %s"
+                              % (fn, rows.get(fn, {}).get("values"), expected_json(want, fn)))
+        cell = "; ".join("%s: %s" % (n, top_text(t)) for n, t in expected_counts(want, fn))
+        if cells.get(fn) != cell:
+            raise CheckFailed("report --format=tsv's values of %s: %r\nwant %r"
+                              % (fn, cells.get(fn), cell))
+        edges = json.loads(report(a, "--format=json", "--callers", fn, trace))
+        if edges.get("values") != [expected_json(want, fn)]:
+            raise CheckFailed("report --callers=%s --format=json's values: %s"
+                              % (fn, edges.get("values")))
+    for fn, row in rows.items():
+        if fn not in want and "values" in row:
+            raise CheckFailed("report --format=json gives %s values it was not passed" % fn)
 
 
 def case_report(a, tmp):
@@ -212,21 +279,11 @@ def case_report(a, tmp):
     if status:
         raise CheckFailed("record exited %d:\n%s" % (status, err))
     want = fixture_values(out)
-    status, rep, err = run([a.sledtrace, "report", "--function", a.capture[0].split(":")[0],
-                            trace], TIMEOUT, "report")
-    if status:
-        raise CheckFailed("report exited %d:\n%s" % (status, err))
-    lines = rep.splitlines()
-    for fn in sorted(want):
-        exp = expected_report(want, fn)
-        if exp[0] not in lines:
-            raise CheckFailed("report has no %r:\n%s" % (exp[0], rep))
-        i = lines.index(exp[0])
-        got = lines[i:i + len(exp)]
-        if got != exp:
-            raise CheckFailed("report's values of %s:\n%s\nwant:\n%s"
-                              % (fn, "\n".join(got), "\n".join(exp)))
-    print("ok: report's top values of %d functions as the fixture passed them" % len(want))
+    regex = a.capture[0].split(":")[0]
+    check_table(want, report(a, "--function", regex, trace))
+    check_machine_formats(a, want, trace, regex)
+    print("ok: report's top values of %d functions as the fixture passed them, "
+          "in the table, JSON and TSV" % len(want))
 
 
 BAD_SPECS = [

@@ -92,6 +92,23 @@ static void header(const struct sel *s, const char *fn, FILE *f)
 	}
 }
 
+/* JSON: "values":[...], record --capture's values of each function
+ * named fn that has them (usually one). */
+static void json_values(struct report *r, const char *fn, FILE *f)
+{
+	bool first = true;
+
+	fputs(",\"values\":[", f);
+	for (uint32_t fid = 1; fid < r->nnames; fid++) {
+		if (!named(r, fid, fn) || !report_values__has(&r->values, fid))
+			continue;
+		fputs(first ? "" : ",", f);
+		report_values__json(&r->values, fid, f);
+		first = false;
+	}
+	fputc(']', f);
+}
+
 int report_edges__print(struct report *r, FILE *f)
 {
 	struct sel s = { .r = r, .callers = r->o.callers != NULL };
@@ -117,8 +134,11 @@ int report_edges__print(struct report *r, FILE *f)
 	header(&s, fn, f);
 	for (size_t i = 0; i < n; i++)
 		print_edge(&s, v[i], i, f);
-	if (r->o.format == REPORT_JSON)
-		fputs("\n],", f);
+	if (r->o.format == REPORT_JSON) {
+		fputs("\n]", f);
+		json_values(r, fn, f);
+		fputc(',', f);
+	}
 	report__put_stats(r, f);
 	if (r->o.format == REPORT_JSON)
 		fputs("}\n", f);

@@ -288,7 +288,7 @@ static void put_field(const struct pr *p, const char *s)
 static const char *const flat_cols[] = {
 	"tid",	  "function", "calls",	"total_ns",	"self_ns",     "min_ns",
 	"avg_ns", "p50_ns",   "p99_ns", "max_ns",	"share",       "pid",
-	"thread", "process",  "elided", "cpu_total_ns", "cpu_self_ns",
+	"thread", "process",  "elided", "cpu_total_ns", "cpu_self_ns", "values",
 };
 
 static void flat_header(const struct pr *p)
@@ -298,6 +298,16 @@ static void flat_header(const struct pr *p)
 	for (size_t i = 0; i < sizeof(flat_cols) / sizeof(flat_cols[0]); i++)
 		fprintf(p->f, "%s%s", i ? (char[]){ sep, 0 } : "", flat_cols[i]);
 	fputc('\n', p->f);
+}
+
+/* record --capture's most frequent values of fid, as the table shows
+ * them after its rows; empty without values. */
+static void put_values_cell(const struct pr *p, uint32_t fid)
+{
+	char *text = report_values__text(&p->r->values, fid, VALUES_TOP);
+
+	put_field(p, text ? text : "");
+	free(text);
 }
 
 static void flat_row(const struct pr *p, const struct row *row)
@@ -321,8 +331,10 @@ static void flat_row(const struct pr *p, const struct row *row)
 	put_field(p, g && r->o.by_thread ? g->name : "");
 	fputc(sep, p->f);
 	put_field(p, g ? g->process : "");
-	fprintf(p->f, "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "\n", sep, row->elided, sep,
-		row->cpu_total, sep, row->cpu_self);
+	fprintf(p->f, "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c", sep, row->elided, sep,
+		row->cpu_total, sep, row->cpu_self, sep);
+	put_values_cell(p, row->fid);
+	fputc('\n', p->f);
 }
 
 /* ---- JSON ---- */
@@ -353,6 +365,10 @@ static void json_row(const struct pr *p, const struct row *row, bool first)
 		}
 		fputs(",\"process\":", p->f);
 		text_out__json(p->f, g->process);
+	}
+	if (report_values__has(&r->values, row->fid)) {
+		fputs(",\"values\":", p->f);
+		report_values__json(&p->r->values, row->fid, p->f);
 	}
 	fputc('}', p->f);
 }
@@ -410,7 +426,8 @@ static int print_rows(struct pr *p)
 
 /* The most frequent captured values (record --capture) of the functions a
  * table is about: those --function picks, or the one --callers/--callees
- * names.  Only in the table: the other formats keep their schemas. */
+ * names.  The other formats carry them in their rows (a `values` column,
+ * a "values" member). */
 static void print_values(struct report *r, FILE *f)
 {
 	const char *one = r->o.callers ? r->o.callers : r->o.callees;

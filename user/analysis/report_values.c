@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/report_values.h"
+#include "format/text_out.h"
 
 #define VALUE_SLOTS 64
 
@@ -122,27 +123,88 @@ static int by_count(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-void report_values__print(struct report_values *rv, uint32_t fid, const char *name, unsigned top,
-			  FILE *f)
+/* fid's counts with each argument's slots most frequent first; NULL
+ * without values. */
+static struct vfunc *sorted(struct report_values *rv, uint32_t fid)
 {
 	uint64_t idx;
 	struct vfunc *fn;
 
 	if (!u64map__get(&rv->idx, (uint64_t)fid + 1, &idx))
-		return;
+		return NULL;
 	fn = &rv->funcs[idx - 1];
+	for (uint32_t i = 0; i < fn->nargs; i++)
+		qsort(fn->args[i].slot, fn->args[i].used, sizeof(fn->args[i].slot[0]), by_count);
+	return fn;
+}
+
+/* "TEXT xN, TEXT xN, ... (K more)": an argument's top texts. */
+static void put_top(const struct varg *a, unsigned top, FILE *f)
+{
+	for (uint32_t k = 0; k < a->used && k < top; k++)
+		fprintf(f, "%s%s x%" PRIu64, k ? ", " : "", a->slot[k].text, a->slot[k].n);
+	if (a->used > top)
+		fprintf(f, ", ... (%u more)", a->used - top);
+}
+
+void report_values__print(struct report_values *rv, uint32_t fid, const char *name, unsigned top,
+			  FILE *f)
+{
+	struct vfunc *fn = sorted(rv, fid);
+
+	if (!fn)
+		return;
 	fprintf(f, "\nvalues of %s (%" PRIu64 " calls with values):\n", name, fn->calls);
 	for (uint32_t i = 0; i < fn->nargs; i++) {
-		struct varg *a = &fn->args[i];
-
-		qsort(a->slot, a->used, sizeof(a->slot[0]), by_count);
-		fprintf(f, "  %s%s:", a->name, a->approx ? " (approximate: many values)" : "");
-		for (uint32_t k = 0; k < a->used && k < top; k++)
-			fprintf(f, "%s %s x%" PRIu64, k ? "," : "", a->slot[k].text, a->slot[k].n);
-		if (a->used > top)
-			fprintf(f, ", ... (%u more)", a->used - top);
+		fprintf(f, "  %s%s: ", fn->args[i].name,
+			fn->args[i].approx ? " (approximate: many values)" : "");
+		put_top(&fn->args[i], top, f);
 		fputc('\n', f);
 	}
+}
+
+char *report_values__text(struct report_values *rv, uint32_t fid, unsigned top)
+{
+	struct vfunc *fn = sorted(rv, fid);
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+
+	if (!fn || !(f = open_memstream(&text, &len)))
+		return NULL;
+	for (uint32_t i = 0; i < fn->nargs; i++) {
+		fprintf(f, "%s%s%s: ", i ? "; " : "", fn->args[i].name,
+			fn->args[i].approx ? " (approximate)" : "");
+		put_top(&fn->args[i], top, f);
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+void report_values__json(struct report_values *rv, uint32_t fid, FILE *f)
+{
+	struct vfunc *fn = sorted(rv, fid);
+
+	if (!fn)
+		return;
+	fprintf(f, "{\"calls\":%" PRIu64 ",\"args\":[", fn->calls);
+	for (uint32_t i = 0; i < fn->nargs; i++) {
+		const struct varg *a = &fn->args[i];
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		text_out__json(f, a->name);
+		fprintf(f, ",\"approximate\":%s,\"top\":[", a->approx ? "true" : "false");
+		for (uint32_t k = 0; k < a->used; k++) {
+			fputs(k ? ",{\"value\":" : "{\"value\":", f);
+			text_out__json(f, a->slot[k].text);
+			fprintf(f, ",\"count\":%" PRIu64 "}", a->slot[k].n);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}", f);
 }
 
 void report_values__free(struct report_values *rv)

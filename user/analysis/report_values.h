@@ -30,6 +30,13 @@ bool report_values__has(const struct report_values *rv, uint32_t fid);
  * with their counts, most frequent first. */
 void report_values__print(struct report_values *rv, uint32_t fid, const char *name, unsigned top,
 			  FILE *f);
+/* The same in one line, "NAME: TEXT xN, ...; NAME2: ...", for a TSV or
+ * CSV cell: malloc'd, NULL without values (or memory). */
+char *report_values__text(struct report_values *rv, uint32_t fid, unsigned top);
+/* The same as a JSON object, every kept text (at most 64 per argument):
+ * {"calls":N,"args":[{"name":..,"approximate":B,"top":[{"value":..,
+ * "count":N},..]},..]}.  Writes nothing without values. */
+void report_values__json(struct report_values *rv, uint32_t fid, FILE *f);
 void report_values__free(struct report_values *rv);
 
 #endif
