@@ -11,7 +11,9 @@ Cases:
             call whose end was seen; a frame whose exit no probe saw
             (args.end "inferred", every frame under --exit=infer) carries
             none.  Every
-            call the fixture counted (COUNT lines) must be there.
+            call the fixture counted (COUNT lines) must be there.  With
+            --attach the fixture runs first, waiting (CAPTURE_WAIT), and
+            record -p attaches to it before it makes its calls.
             --names FN=ITEM,... compares only FN's listed values (and only
             the functions named so; the trace may hold more): ITEM is NAME, or FIXTURE:TRACE when the
             trace names it otherwise (argN without DWARF).
@@ -23,7 +25,7 @@ Cases:
   bad-spec  a malformed --capture is exit status 2, one stderr line naming
             it, and no trace.
 
-Usage: check_capture.py --sledtrace PATH --case NAME [--exit MODE]
+Usage: check_capture.py --sledtrace PATH --case NAME [--exit MODE] [--attach]
          [--capture SPEC ...] [--names FN=ITEMS ...] [-- FIXTURE ARGS...]
 Python 3 standard library only.
 """
@@ -31,6 +33,7 @@ Python 3 standard library only.
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -132,12 +135,47 @@ def restrict(want, names):
     return out
 
 
+def record_attached(argv, command):
+    """record -p on COMMAND started with CAPTURE_WAIT: once sledtrace says
+    it is attached, the fixture gets its line and makes its calls, then
+    exits, which ends the recording.  Returns (status, fixture stdout,
+    sledtrace stderr)."""
+    env = dict(os.environ, CAPTURE_WAIT="1")
+    fx = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                          env=env)
+    rec = None
+    try:
+        if fx.stdout.readline() != "READY\n":
+            raise CheckFailed("the fixture did not say READY")
+        rec = subprocess.Popen(argv + ["-p", str(fx.pid)], stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, text=True)
+        err = []
+        while not any(" attached to " in line for line in err):
+            line = rec.stderr.readline()
+            if not line:
+                raise CheckFailed("sledtrace ended before attaching:\n" + "".join(err))
+            err.append(line)
+        out, _ = fx.communicate("go\n", timeout=TIMEOUT)
+        if fx.returncode:
+            raise CheckFailed("the fixture exited %d under record -p" % fx.returncode)
+        err.append(rec.stderr.read())
+        return rec.wait(timeout=TIMEOUT), out, "".join(err)
+    finally:
+        for p in (fx, rec):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 def case_values(a, tmp):
     trace, js = os.path.join(tmp, "t.pftrace"), os.path.join(tmp, "t.json")
-    argv = [a.sledtrace, "record", "-q", "-o", trace, "--exit", a.exit]
+    argv = [a.sledtrace, "record", "-o", trace] + (["--exit", a.exit] if a.exit else [])
     for spec in a.capture:
         argv += ["--capture", spec]
-    status, out, err = run(argv + ["--"] + a.command, TIMEOUT, "record")
+    if a.attach:
+        status, out, err = record_attached(argv, a.command)
+    else:
+        status, out, err = run(argv + ["-q", "--"] + a.command, TIMEOUT, "record")
     if status:
         raise CheckFailed("record exited %d:\n%s" % (status, err))
     status, _, err = run([a.sledtrace, "convert", "--to=chrome", "-o", js, trace], TIMEOUT,
@@ -272,7 +310,7 @@ def check_machine_formats(a, want, trace, regex):
 
 def case_report(a, tmp):
     trace = os.path.join(tmp, "t.pftrace")
-    argv = [a.sledtrace, "record", "-q", "-o", trace, "--exit", a.exit]
+    argv = [a.sledtrace, "record", "-q", "-o", trace] + (["--exit", a.exit] if a.exit else [])
     for spec in a.capture:
         argv += ["--capture", spec]
     status, out, err = run(argv + ["--"] + a.command, TIMEOUT, "record")
@@ -315,7 +353,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--case", required=True, choices=["values", "report", "bad-spec"])
-    ap.add_argument("--exit", default="auto")
+    ap.add_argument("--exit", default=None, help="default: record's own")
+    ap.add_argument("--attach", action="store_true",
+                    help="values: record -p on the fixture, started waiting (CAPTURE_WAIT)")
     ap.add_argument("--capture", action="append", default=[])
     ap.add_argument("--names", action="append", default=[])
     ap.add_argument("command", nargs="*")
