@@ -33,41 +33,12 @@ if [ -x "$bin" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$recipe" ]; then
 fi
 
 command -v "$cc" >/dev/null || die "$cc not found (install clang)"
-command -v dpkg-source >/dev/null || die "dpkg-source not found (install dpkg-dev)"
 command -v make >/dev/null || die "make not found"
 
-# The source index exists only with deb-src enabled (scripts/bootstrap) and
-# after an apt-get update.
-if [ -z "$(apt-cache showsrc zstd 2>/dev/null)" ]; then
-	echo "build_zstd: no source index for zstd; running apt-get update" >&2
-	apt-get update -q >&2 || die "apt-get update failed"
-	[ -n "$(apt-cache showsrc zstd 2>/dev/null)" ] ||
-		die "no deb-src entry provides zstd (run scripts/bootstrap to enable deb-src)"
-fi
-
-src_root=$out/src
-srcdir=$(find "$src_root" -mindepth 1 -maxdepth 1 -type d -name 'libzstd-*' 2>/dev/null | head -n1 || true)
-if [ -z "$srcdir" ] || [ ! -f "$srcdir/programs/Makefile" ]; then
-	rm -rf "$src_root"
-	mkdir -p "$src_root"
-	# Newest version first, then every other version the index lists (a
-	# mirror may lack the newest one's files, e.g. a security update's).
-	specs=$(apt-cache showsrc zstd 2>/dev/null | sed -n 's/^Version: /zstd=/p' | sort -r -V -u)
-	fetched=
-	for spec in ${specs:-zstd}; do
-		if (cd "$src_root" && apt-get source -q "$spec" >"$src_root/apt-source.log" 2>&1); then
-			fetched=$spec
-			break
-		fi
-		echo "build_zstd: 'apt-get source $spec' failed; trying another version" >&2
-		rm -rf "${src_root:?}"/*
-	done
-	[ -n "$fetched" ] || die "apt-get source zstd failed for every listed version (see $src_root/apt-source.log)"
-	srcdir=$(find "$src_root" -mindepth 1 -maxdepth 1 -type d -name 'libzstd-*' | head -n1)
-	[ -n "$srcdir" ] && [ -f "$srcdir/programs/Makefile" ] ||
-		die "apt-get source $fetched did not unpack a libzstd source tree in $src_root"
-	echo "build_zstd: fetched $fetched into $srcdir" >&2
-fi
+tag=build_zstd
+# shellcheck source=debian_source.sh
+. "$(dirname "${BASH_SOURCE[0]}")/debian_source.sh"
+debian_source zstd "$out/src" 'libzstd-*' programs/Makefile
 
 log=$out/build.log
 echo "build_zstd: building $srcdir/programs/zstd with $cc XRay (log: $log)" >&2

@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""compare_xray.py: per-function call counts of a real program (Debian's zstd
-CLI, built by build_zstd.sh), sledtrace vs LLVM's own XRay basic mode.
+"""compare_xray.py: per-function call counts of a real program, sledtrace vs
+LLVM's own XRay basic mode.  --program zstd: Debian's zstd CLI (built by
+build_zstd.sh), compressing at two levels and decompressing; --program lua:
+Debian's Lua 5.4 interpreter (build_lua.sh) running workload.lua.
 
-For each zstd command (compress at two levels, decompress) the same binary
-with the same arguments runs three times:
+For each command the same binary with the same arguments runs three times:
   - untraced (the reference for exit status, stdout and output bytes);
   - under LLVM XRay basic mode (patch_premain, no duration threshold), whose
     log `llvm-xray account` turns into per-function call counts; the raw log
     is also decoded here to check that account's stack matching kept every
-    logged entry;
+    logged entry (Lua leaves frames by longjmp, on errors and coroutine
+    yields, which account cannot pair: its calls are the log's entry
+    records, named by `llvm-xray extract`);
   - under `sledtrace record` (once per --exit mode asked for), then
     `sledtrace report --format=tsv`.
 Every function's call count must be equal in both traces; exit statuses,
 stdout and the produced file must be identical in all runs.
 
-No exclusions: zstd runs no instrumented function before main or after
-basic mode's exit flush (its .init_array/.fini_array hold only runtime and
+No exclusions: neither program runs an instrumented function before main or
+after basic mode's exit flush (their .init_array/.fini_array hold only runtime and
 crt code), so both tracers see every call.
 
 Usage: compare_xray.py --sledtrace PATH --build-dir DIR
@@ -58,8 +61,14 @@ DISAMBIGUATION = re.compile(r"( \([^()]+:[0-9]+\))?(@0x[0-9a-f]+)?$")
 # short calls.  max_stack_depth: basic mode silently drops entries nested
 # deeper than this (default 64); the raw-log check below verifies the run
 # stayed well under it.
-XRAY_BASIC_OPTIONS = "func_duration_threshold_us=0 max_stack_depth=1024"
-XRAY_MAX_DEPTH = 1024
+# Basic mode's depth is its entries less its exits, so every frame left by
+# longjmp stays counted: Lua's coroutine yields and errors leave ~18,000 in
+# workload.lua, hence its far larger limit (16 bytes of shadow stack each).
+XRAY_MAX_DEPTH = {"zstd": 1024, "lua": 1 << 20}
+
+
+def xray_basic_options(prog):
+    return "func_duration_threshold_us=0 max_stack_depth=%d" % XRAY_MAX_DEPTH[prog]
 
 # Raw basic-mode log (compiler-rt xray_records.h): a 32-byte file header
 # {u16 version, u16 type, u32 bitfield, u64 cycle frequency, 16 free bytes},
@@ -179,7 +188,47 @@ def decode_raw_log(path):
     return entries, exits, tids, max_depth, version
 
 
-def xray_counts(llvm_xray, binary, log, timeout):
+EXTRACT_LINE = re.compile(r"id: (\d+),.*kind: function-enter,.*function-name: ([^,}]+?)(?:,| \})")
+
+
+def xray_names(llvm_xray, binary, timeout):
+    """{funcid: name} from `llvm-xray extract --symbolize` (the sled map)."""
+    argv = [llvm_xray, "extract", "--symbolize", binary]
+    status, out, err, _ = run(argv, timeout, "llvm-xray extract")
+    if status != 0:
+        raise CheckFailed("`%s` exited %d\n%s" % (" ".join(argv), status, err))
+    names = {int(m.group(1)): m.group(2) for m in map(EXTRACT_LINE.search, out.splitlines())
+             if m}
+    if not names:
+        raise CheckFailed("llvm-xray extract listed no function entries")
+    return names
+
+
+def xray_entry_counts(llvm_xray, binary, log, timeout, max_depth_allowed):
+    """The calls of one log counted from its raw entry records, for a program
+    that leaves functions without their exits (Lua's errors and coroutine
+    yields longjmp across C frames): `llvm-xray account` pairs entries with
+    exits on a stack and gives up on such a log, while every entry record is
+    one call whatever happens after it."""
+    entries, _, tids, max_depth, version = decode_raw_log(log)
+    if max_depth >= max_depth_allowed:
+        raise CheckFailed("nesting reached basic mode's max_stack_depth (%d): "
+                          "deeper entries were dropped" % max_depth_allowed)
+    names = xray_names(llvm_xray, binary, timeout)
+    counts = collections.Counter()
+    copies = collections.defaultdict(list)
+    for fid, n in sorted(entries.items()):
+        if fid not in names:
+            raise CheckFailed("the log has entries of funcid %d, which the sled map lacks" % fid)
+        counts[names[fid]] += n
+        copies[names[fid]].append("%d" % n)
+    detail = {"functions": len(entries), "tids": len(tids), "max_depth": max_depth,
+              "version": version,
+              "merged": {k: v for k, v in copies.items() if len(v) > 1}}
+    return counts, detail
+
+
+def xray_counts(llvm_xray, binary, log, timeout, max_depth_allowed):
     """`llvm-xray account` of one log -> ({function: calls}, detail dict)."""
     argv = [llvm_xray, "account", "-instr_map=" + binary, "-format=csv",
             "-sort=funcid", "-sortorder=asc", log]
@@ -213,9 +262,9 @@ def xray_counts(llvm_xray, binary, log, timeout):
     if problems:
         raise CheckFailed("llvm-xray account disagrees with the raw basic-mode log:\n"
                           + "\n".join(problems))
-    if max_depth >= XRAY_MAX_DEPTH:
+    if max_depth >= max_depth_allowed:
         raise CheckFailed("nesting reached basic mode's max_stack_depth (%d): "
-                          "deeper entries were dropped" % XRAY_MAX_DEPTH)
+                          "deeper entries were dropped" % max_depth_allowed)
 
     counts = collections.Counter()
     copies = collections.defaultdict(list)
@@ -269,11 +318,13 @@ def same_file(a, b):
 
 
 def run_step(args, tools, work, step, exit_modes):
-    """One zstd command in every configuration; returns a summary dict."""
-    name, zstd_args, out_name = step
-    binary = tools["zstd"]
-    argv = [binary] + zstd_args
-    print("== %s: zstd %s" % (name, " ".join(zstd_args)))
+    """One command of the program in every configuration; returns a summary
+    dict."""
+    name, prog_args, out_name = step
+    binary = tools["program"]
+    prog = args.program
+    argv = [binary] + prog_args
+    print("== %s: %s %s" % (name, prog, " ".join(prog_args)))
     result = {"name": name}
 
     def fresh_dir(tag):
@@ -283,18 +334,19 @@ def run_step(args, tools, work, step, exit_modes):
 
     # Untraced reference.
     ref_dir = fresh_dir("untraced")
-    ref_status, ref_out, ref_err, secs = run(argv, args.timeout, "untraced zstd",
+    ref_status, ref_out, ref_err, secs = run(argv, args.timeout, "untraced " + prog,
                                              cwd=ref_dir, env=clean_env())
     if ref_status != 0:
-        raise CheckFailed("untraced zstd exited %d\n%s" % (ref_status, ref_err))
+        raise CheckFailed("untraced %s exited %d\n%s" % (prog, ref_status, ref_err))
     ref_file = os.path.join(ref_dir, out_name)
     result["untraced_s"] = secs
 
     def check_same(tag, d, status, out):
         if status != ref_status:
-            raise CheckFailed("%s: zstd exited %d, untraced %d" % (tag, status, ref_status))
+            raise CheckFailed("%s: %s exited %d, untraced %d"
+                              % (tag, prog, status, ref_status))
         if out != ref_out:
-            raise CheckFailed("%s: zstd's stdout differs from the untraced run's" % tag)
+            raise CheckFailed("%s: %s's stdout differs from the untraced run's" % (tag, prog))
         produced = os.path.join(d, out_name)
         if not os.path.isfile(produced) or not same_file(produced, ref_file):
             raise CheckFailed("%s: %s is not byte-identical to the untraced run's"
@@ -305,15 +357,17 @@ def run_step(args, tools, work, step, exit_modes):
     env = clean_env()
     env["XRAY_OPTIONS"] = ("patch_premain=true xray_mode=xray-basic xray_logfile_base=%s/xray-log."
                            % xdir)
-    env["XRAY_BASIC_OPTIONS"] = XRAY_BASIC_OPTIONS
-    status, out, err, secs = run(argv, args.timeout, "zstd under XRay basic mode",
+    env["XRAY_BASIC_OPTIONS"] = xray_basic_options(prog)
+    status, out, err, secs = run(argv, args.timeout, prog + " under XRay basic mode",
                                  cwd=xdir, env=env)
     check_same("XRay basic mode", xdir, status, out)
     logs = glob.glob(os.path.join(xdir, "xray-log.*"))
     if len(logs) != 1:
         raise CheckFailed("XRay basic mode left %d logs in %s, expected 1\n%s"
                           % (len(logs), xdir, err))
-    xray, detail = xray_counts(tools["llvm-xray"], binary, logs[0], args.timeout)
+    counter = xray_entry_counts if prog == "lua" else xray_counts
+    xray, detail = counter(tools["llvm-xray"], binary, logs[0], args.timeout,
+                           XRAY_MAX_DEPTH[prog])
     if not xray:
         raise CheckFailed("XRay basic mode logged no calls (is the runtime linked?)")
     result["xray_s"] = secs
@@ -347,7 +401,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--build-dir", required=True,
-                    help="where zstd is fetched and built (kept between runs)")
+                    help="where the program is fetched and built (kept between runs)")
+    ap.add_argument("--program", choices=["zstd", "lua"], default="zstd")
     ap.add_argument("--exit", dest="exit_modes", action="append", default=None,
                     help="sledtrace --exit mode, or 'default' for no --exit option; "
                          "repeat for several (default: 'default' and 'sled')")
@@ -368,17 +423,18 @@ def main():
             raise CheckFailed("sledtrace not executable: " + tools["sledtrace"])
         tools["llvm-xray"] = find_llvm_xray(args.llvm_xray)
         build_dir = os.path.abspath(args.build_dir)
-        status, _, err, secs = run([os.path.join(HERE, "build_zstd.sh"), build_dir],
-                                   1200, "build_zstd.sh")
+        script = "build_%s.sh" % args.program
+        status, _, err, secs = run([os.path.join(HERE, script), build_dir], 1200, script)
         if status != 0:
-            raise CheckFailed("build_zstd.sh failed (%d):\n%s" % (status, err))
+            raise CheckFailed("%s failed (%d):\n%s" % (script, status, err))
         if secs > 1:
-            print("built zstd in %.1f s" % secs)
-        tools["zstd"] = os.path.join(build_dir, "zstd")
+            print("built %s in %.1f s" % (args.program, secs))
+        tools["program"] = os.path.join(build_dir, args.program)
 
         work = tempfile.mkdtemp(prefix="sledtrace-real-")
         try:
-            summary = check(args, tools, work, exit_modes)
+            summary = {"zstd": check_zstd, "lua": check_lua}[args.program](
+                args, tools, work, exit_modes)
         finally:
             if args.keep:
                 print("work directory kept: " + work)
@@ -392,7 +448,7 @@ def main():
     return 0
 
 
-def check(args, tools, work, exit_modes):
+def check_zstd(args, tools, work, exit_modes):
     size = int(args.size_mb * 1024 * 1024)
     data = os.path.join(work, "input.bin")
     make_input(data, size)
@@ -419,6 +475,17 @@ def check(args, tools, work, exit_modes):
     if not same_file(produced, data):
         raise CheckFailed("decompressing the compressed input did not give the input back")
 
+    return summarize(results)
+
+
+def check_lua(args, tools, work, exit_modes):
+    script = os.path.join(HERE, "workload.lua")
+    res, _ = run_step(args, tools, work, ("workload", [script, "out.txt"], "out.txt"),
+                      exit_modes)
+    return summarize([res])
+
+
+def summarize(results):
     lines = []
     all_funcs = set()
     total = 0
