@@ -13,7 +13,9 @@ Cases:
             none.  Every
             call the fixture counted (COUNT lines) must be there.  With
             --attach the fixture runs first, waiting (CAPTURE_WAIT), and
-            record -p attaches to it before it makes its calls.
+            record -p attaches to it before it makes its calls.  With
+            --split-debug the fixture is a fully stripped copy whose
+            symbols and DWARF are in a debug file beside it.
             --names FN=ITEM,... compares only FN's listed values (and only
             the functions named so; the trace may hold more): ITEM is NAME, or FIXTURE:TRACE when the
             trace names it otherwise (argN without DWARF).
@@ -26,6 +28,7 @@ Cases:
             it, and no trace.
 
 Usage: check_capture.py --sledtrace PATH --case NAME [--exit MODE] [--attach]
+         [--split-debug] [--record-arg ARG ...]
          [--capture SPEC ...] [--names FN=ITEMS ...] [-- FIXTURE ARGS...]
 Python 3 standard library only.
 """
@@ -167,11 +170,24 @@ def record_attached(argv, command):
                 p.wait()
 
 
+def split_debug(binary, tmp):
+    """A copy of binary stripped of everything (as Debian ships it) with a
+    .gnu_debuglink to its debug file beside it (as -dbgsym installs it)."""
+    debug, stripped = os.path.join(tmp, "fixture.debug"), os.path.join(tmp, "fixture")
+    subprocess.run(["objcopy", "--only-keep-debug", binary, debug], check=True)
+    subprocess.run(["objcopy", "--strip-all", "--add-gnu-debuglink=" + debug, binary, stripped],
+                   check=True)
+    return stripped
+
+
 def case_values(a, tmp):
     trace, js = os.path.join(tmp, "t.pftrace"), os.path.join(tmp, "t.json")
     argv = [a.sledtrace, "record", "-o", trace] + (["--exit", a.exit] if a.exit else [])
+    argv += a.record_arg
     for spec in a.capture:
         argv += ["--capture", spec]
+    if a.split_debug:
+        a.command = [split_debug(a.command[0], tmp)] + a.command[1:]
     if a.attach:
         status, out, err = record_attached(argv, a.command)
     else:
@@ -354,6 +370,11 @@ def main():
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--case", required=True, choices=["values", "report", "bad-spec"])
     ap.add_argument("--exit", default=None, help="default: record's own")
+    ap.add_argument("--record-arg", action="append", default=[],
+                    help="values: one more argument to record (repeatable)")
+    ap.add_argument("--split-debug", action="store_true",
+                    help="values: record a fully stripped copy whose DWARF is in a "
+                         "separate debug file (.gnu_debuglink)")
     ap.add_argument("--attach", action="store_true",
                     help="values: record -p on the fixture, started waiting (CAPTURE_WAIT)")
     ap.add_argument("--capture", action="append", default=[])

@@ -413,6 +413,11 @@ const char *elf_object__path(const struct elf_object *obj)
 	return obj->path;
 }
 
+const struct elf_object *elf_object__debug_file(const struct elf_object *obj)
+{
+	return obj->debug;
+}
+
 void *elf_object__elf(const struct elf_object *obj)
 {
 	return obj->elf;

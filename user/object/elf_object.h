@@ -26,6 +26,9 @@ void elf_object__free(struct elf_object *obj);
 
 const char *elf_object__path(const struct elf_object *obj);
 void *elf_object__elf(const struct elf_object *obj);	      /* the libelf Elf * */
+/* The separate debug file whose symbols a stripped obj took
+ * (elf_object__add_debug_symbols), NULL: none.  Same addresses as obj. */
+const struct elf_object *elf_object__debug_file(const struct elf_object *obj);
 bool elf_object__is_pie_or_dso(const struct elf_object *obj); /* ET_DYN */
 /* Hex build-id, "" when the file has none. */
 const char *elf_object__build_id(const struct elf_object *obj);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* params.c: see params.h.  The DWARF of the object itself (separate debug
- * files are not looked at).  A function is found by its entry address in
+/* params.c: see params.h.  The DWARF of the object itself, or of the
+ * separate debug file a stripped object took its symbols from (Debian's
+ * -dbgsym packages: symbols and DWARF together).  A function is found by its entry address in
  * the unit that covers it; its parameters are its formal_parameter
  * children, through abstract_origin (an out-of-line copy of an inline
  * function) and specification (a C++ member defined outside its class). */
@@ -22,9 +23,12 @@ struct param_reader {
 struct param_reader *param_reader__open(const struct elf_object *obj)
 {
 	struct param_reader *pr = calloc(1, sizeof(*pr));
+	const struct elf_object *debug = elf_object__debug_file(obj);
 
 	if (pr && elf_object__elf(obj))
 		pr->dbg = dwarf_begin_elf(elf_object__elf(obj), DWARF_C_READ, NULL);
+	if (pr && !pr->dbg && debug && elf_object__elf(debug))
+		pr->dbg = dwarf_begin_elf(elf_object__elf(debug), DWARF_C_READ, NULL);
 	return pr;
 }
 
