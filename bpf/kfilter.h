@@ -13,10 +13,15 @@
  *   - A pending frame that returns (exit or return at its slot, on top)
  *     shorter than the threshold is dropped and counted short: its callees
  *     were shorter still and were dropped and counted at their own ends.
+ *     So is one that ends by a tail call (the collector ends a frame at its
+ *     tail sled).  When its function also returns by uretprobe, the
+ *     chained return the uretprobe reports for it, at the same slot after
+ *     the chain's last callee returns, is remembered as owed (a few slots
+ *     per thread, as the collector does) and left out when it comes.
  *   - Anything else that is written first writes the pending entries
  *     below it, with their own timestamps, in order: then the collector
  *     sees those frames and its filter decides them.  That happens at a
- *     long return, at a tail call (its chained return needs the frame), at
+ *     long return, at a tail call that finds no room to be remembered, at
  *     an event that ends a written frame by inference (the collector must
  *     infer it at this event's time), at a switch off the CPU (its record
  *     must come after the entries it follows), at fork, exec and thread
@@ -215,11 +220,68 @@ static __always_inline bool kf_in_overflow(struct sled_kf_thread *t, __u64 slot)
 	return !kf_same_stack(top->slot, slot) || slot < top->slot;
 }
 
+/* A pending frame that ended by a tail call at slot is left out: if its
+ * function returns by uretprobe too (SLED_COOKIE_RETPROBED), the return
+ * that reports for it at slot, once the chain's last callee returns, is
+ * owed and must be left out too (the collector, which never saw the
+ * tail, would find no frame for it).  False when
+ * there is no room to remember it: then the tail is written, and the
+ * collector remembers it itself. */
+static __always_inline bool kf_owe(struct sled_kf_thread *t, __u64 slot)
+{
+	__u32 n = t->ntails;
+
+#pragma unroll
+	for (__u32 i = 0; i < SLED_KF_TAILS; i++)
+		if (i < n && t->tails[i].slot == slot) {
+			t->tails[i].owed++;
+			return true;
+		}
+	if (n >= SLED_KF_TAILS)
+		return false;
+	t->tails[n & (SLED_KF_TAILS - 1)].slot = slot;
+	t->tails[n & (SLED_KF_TAILS - 1)].owed = 1;
+	t->ntails = n + 1;
+	return true;
+}
+
+/* A return at slot with no frame there: one owed to a left-out tail? */
+static __always_inline bool kf_pay(struct sled_kf_thread *t, __u64 slot)
+{
+#pragma unroll
+	for (__u32 i = 0; i < SLED_KF_TAILS; i++)
+		if (i < t->ntails && t->tails[i].slot == slot && t->tails[i].owed) {
+			t->tails[i].owed--;
+			return true;
+		}
+	return false;
+}
+
+/* An entry at slot: the chains owed below it are over (the collector's
+ * forget_tails_below), and so are the ones fully paid. */
+static __always_inline void kf_forget_tails(struct sled_kf_thread *t, __u64 slot)
+{
+	__u32 n = t->ntails, k = 0;
+
+#pragma unroll
+	for (__u32 i = 0; i < SLED_KF_TAILS; i++) {
+		struct sled_kf_tail keep = t->tails[i];
+
+		if (i >= n || !keep.owed || (kf_same_stack(keep.slot, slot) && keep.slot < slot))
+			continue;
+		t->tails[k & (SLED_KF_TAILS - 1)] = keep;
+		k++;
+	}
+	t->ntails = k;
+}
+
 static __always_inline bool kf_entry(struct sled_kf_thread *t, __u64 ts, __u64 tag, __u64 slot,
 				     bool write, __u32 tgid, __u32 tid)
 {
 	__u32 keep = kf_survivors(t, slot, true);
 
+	if (t->ntails)
+		kf_forget_tails(t, slot);
 	write = kf_infer(t, keep, ts) || write || !kf_min_ns;
 	if (write)
 		kf_flush(t, tgid, tid);
@@ -235,26 +297,34 @@ static __always_inline bool kf_entry(struct sled_kf_thread *t, __u64 ts, __u64 t
 	return write;
 }
 
-/* An exit, tail or return.  Only a pending frame's own return can be
- * left out: a tail call's chained return at the same slot would find no
- * frame in the collector. */
-static __always_inline bool kf_exit(struct sled_kf_thread *t, __u64 ts, __u32 kind, __u64 slot,
+/* An exit, tail or return (tag: its cookie).  A pending frame's own
+ * return or tail call can be left out; a return owed to a tail left out
+ * is left out too. */
+static __always_inline bool kf_exit(struct sled_kf_thread *t, __u64 ts, __u64 tag, __u64 slot,
 				    bool write, __u32 tgid, __u32 tid)
 {
+	__u32 kind = SLED_TAG_KIND(tag);
+	/* a tail whose chained return a uretprobe will report */
+	bool owes = kind == SLED_KIND_TAIL && (tag & SLED_COOKIE_RETPROBED);
 	__u32 keep = kf_survivors(t, slot, false);
 	const struct sled_kf_frame *top;
 
-	if (kf_infer(t, keep, ts) || write)
+	write = kf_infer(t, keep, ts) || write;
+	if (write)
 		kf_flush(t, tgid, tid);
 	t->n = keep;
 	if (t->emitted > keep)
 		t->emitted = keep;
 	top = keep && keep <= KF_FRAMES ? &t->f[(keep - 1) & (KF_FRAMES - 1)] : NULL;
 	if (!top || top->slot != slot) {
+		/* nothing for the collector to end, or to infer: a chained
+		 * return of a tail left out */
+		if (!write && kind == SLED_KIND_RET && t->ntails && kf_pay(t, slot))
+			return false;
 		kf_flush(t, tgid, tid); /* the collector finds no frame to end */
 		return true;
 	}
-	if (t->emitted < keep && kind != SLED_KIND_TAIL && ts - top->ts < kf_min_ns) {
+	if (t->emitted < keep && ts - top->ts < kf_min_ns && (!owes || kf_owe(t, slot))) {
 		kf_note_leaf(t, kind, ts, slot);
 		t->n = keep - 1;
 		count(SLED_CTR_SHORT, 1);
@@ -321,7 +391,7 @@ static __always_inline int kf_decide(__u32 tgid, __u32 tid, __u64 ts, __u64 tag,
 		kf_track_leaf(t, kind, ts, slot);
 		return kf_entry(t, ts, tag, slot, write, tgid, tid);
 	}
-	write = kf_exit(t, ts, kind, slot, write, tgid, tid);
+	write = kf_exit(t, ts, tag, slot, write, tgid, tid);
 	kf_track_leaf(t, kind, ts, slot);
 	return write;
 }

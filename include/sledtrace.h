@@ -58,12 +58,15 @@
 
 /* ---- the header and the tag ---- */
 /* Cookie of a call probe, set at attach time: [63..56] kind, [55] gate
- * (the function opens a `record --under` gate), [54..32] object index,
+ * (the function opens a `record --under` gate), [54] on a tail sled: the
+ * function's returns are also seen by a uretprobe, which reports a
+ * chained return for each of its tail calls, [53..32] object index,
  * [31..0] function id (the object's XRay id, 1-based). */
 #define SLED_COOKIE(kind, obj, fn) \
-	(((__u64)(kind) << 56) | (((__u64)(obj)&0x7fffff) << 32) | (__u64)(__u32)(fn))
+	(((__u64)(kind) << 56) | (((__u64)(obj)&0x3fffff) << 32) | (__u64)(__u32)(fn))
 #define SLED_COOKIE_GATE (1ull << 55)
-#define SLED_COOKIE_OBJ(c) ((unsigned)(((c) >> 32) & 0x7fffff))
+#define SLED_COOKIE_RETPROBED (1ull << 54)
+#define SLED_COOKIE_OBJ(c) ((unsigned)(((c) >> 32) & 0x3fffff))
 #define SLED_COOKIE_FN(c) ((unsigned)((c)&0xffffffffu))
 /* The tag of a notice: its kind alone. */
 #define SLED_TAG(kind) ((__u64)(kind) << 56)
@@ -234,17 +237,28 @@ struct sled_kf_frame {
 	__u64 slot;
 };
 
+#define SLED_KF_TAILS 4 /* a power of two: the BPF side masks with it */
+
+/* Returns still owed at a slot to frames that ended by a tail call and
+ * were left out: a uretprobe fires for each after the chain's last
+ * callee returns, and must be left out too. */
+struct sled_kf_tail {
+	__u64 slot;
+	__u64 owed;
+};
+
 struct sled_kf_thread {
 	__u32 n;       /* frames open (the collector's depth, up to SLED_KF_FRAMES) */
 	__u32 emitted; /* the bottom frames whose entry is written */
 	__u32 over;    /* frames open above f[SLED_KF_FRAMES - 1]: written, not kept */
 	__u32 leaf;    /* nothing has ended since the last entry */
 	__u32 tgid;    /* the thread's process */
-	__u32 pad;
+	__u32 ntails;  /* tails[] in use */
 	__u64 last_ts;	/* its latest call event, written or not */
 	__u64 entry_ts; /* its latest entry, written or not */
 	__u64 entry_slot;
 	struct sled_kf_frame f[SLED_KF_FRAMES];
+	struct sled_kf_tail tails[SLED_KF_TAILS];
 };
 
 /* Key of the `known_files` map: a file whose probes are live (or that has

@@ -15,9 +15,16 @@ out in the kernel, so what they drop never becomes an event.
   3. record -p on open_at_detach, detached while a call whose entry the
      kernel holds back is open: that call still reaches the trace's
      stats as the collector would have counted it (the fixture's STATs).
+  4. tailcall (chains of tail calls, mutual and indirect tail recursion)
+     under --min-duration=1s in every exit mode: every call is short, so
+     the trace has its thread's exit alone (3 events under infer, whose
+     inferred ends need the events that infer them), short_dropped is the
+     fixture's count of calls and no exit is unmatched: tails are left out
+     with their calls, and under uretprobes so are the chained returns
+     they owe.
 
 Usage: check_kfilter.py --sledtrace PATH --durations PATH --depth-limit PATH
-         --loop PATH --open-at-detach PATH
+         --loop PATH --open-at-detach PATH --tailcall PATH
 """
 
 import argparse
@@ -126,9 +133,28 @@ def check_detach(args, tmp):
     print("open_at_detach: " + " ".join("%s=%d" % kv for kv in sorted(want.items())))
 
 
+def check_tails(args, tmp):
+    """Case 4: calls that end by a tail call are left out too."""
+    for mode in ("auto", "sled", "uretprobe", "mixed", "infer"):
+        out, stats, _ = record(args, ["--no-sched", "--exit=" + mode, "--min-duration=1s"],
+                               [args.tailcall], tmp, "tailcall-" + mode)
+        counts, _ = parse_counts(out, "tailcall")
+        calls = sum(counts.values())
+        most = 3 if mode == "infer" else 1
+        if (stats["events"] > most or stats["short_dropped"] != calls
+                or stats["unmatched_exits"]):
+            raise CheckFailed("tailcall --exit=%s --min-duration=1s: events=%d (at most %d), "
+                              "short_dropped=%d (the fixture made %d calls), "
+                              "unmatched_exits=%d" % (mode, stats["events"], most,
+                                                      stats["short_dropped"], calls,
+                                                      stats["unmatched_exits"]))
+        print("tailcall --exit=%s: %d events, short_dropped=%d" % (mode, stats["events"], calls))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    for opt in ("--sledtrace", "--durations", "--depth-limit", "--loop", "--open-at-detach"):
+    for opt in ("--sledtrace", "--durations", "--depth-limit", "--loop", "--open-at-detach",
+                "--tailcall"):
         ap.add_argument(opt, required=True)
     args = ap.parse_args()
     try:
@@ -140,6 +166,7 @@ def main():
                             "--max-depth=" + depth, "max_depth_dropped")
             check_cpu(args, tmp)
             check_detach(args, tmp)
+            check_tails(args, tmp)
     except CheckFailed as e:
         print("FAIL: %s" % e, file=sys.stderr)
         return 1

@@ -80,7 +80,9 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs, co
 		break;
 	case XRAY_SLED_TAIL:
 		err = attacher__add(a, progs->tail, path, s->file_offset,
-				    SLED_COOKIE(SLED_KIND_TAIL, obj_index, fn) | gate, 0);
+				    SLED_COOKIE(SLED_KIND_TAIL, obj_index, fn) | gate |
+					    (returns == RETURNS_URETPROBE ? SLED_COOKIE_RETPROBED : 0),
+				    0);
 		break;
 	default:
 		return 0;
