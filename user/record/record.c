@@ -133,16 +133,22 @@ int record__open(const struct record_opts *opts, struct record **out)
 	return 0;
 }
 
+/* The call programs get their attach type; the capture ones are loaded
+ * only for --capture: their verification costs ~10 ms of every start. */
 static int prepare_programs(struct record *r)
 {
-	struct bpf_program *progs[] = { r->skel->progs.on_sled, r->skel->progs.on_ret,
-					r->skel->progs.on_capture_entry,
-					r->skel->progs.on_capture_exit,
-					r->skel->progs.on_capture_ret };
+	struct bpf_program *calls[] = { r->skel->progs.on_sled, r->skel->progs.on_ret };
+	struct bpf_program *captures[] = { r->skel->progs.on_capture_entry,
+					   r->skel->progs.on_capture_exit,
+					   r->skel->progs.on_capture_ret };
+	bool capturing = r->opts->ncaptures > 0;
 	int err = 0;
 
-	for (size_t i = 0; !err && i < sizeof(progs) / sizeof(progs[0]); i++)
-		err = attacher__prepare(r->att, progs[i]);
+	for (size_t i = 0; !err && i < sizeof(calls) / sizeof(calls[0]); i++)
+		err = attacher__prepare(r->att, calls[i]);
+	for (size_t i = 0; !err && i < sizeof(captures) / sizeof(captures[0]); i++)
+		err = capturing ? attacher__prepare(r->att, captures[i])
+				: bpf_program__set_autoload(captures[i], false);
 	return err;
 }
 
