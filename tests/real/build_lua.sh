@@ -13,15 +13,9 @@
 # a deterministic script makes exactly the same calls: what an exact
 # comparison of call counts, and diff's count rules, need.
 set -euo pipefail
-
-die() {
-	echo "build_lua: $*" >&2
-	exit 1
-}
-
-[ $# -eq 1 ] || die "usage: build_lua.sh OUTDIR"
-mkdir -p "$1" || die "cannot create $1"
-out=$(cd "$1" && pwd)
+# shellcheck source=real_build.sh
+. "$(dirname "${BASH_SOURCE[0]}")/real_build.sh"
+real_build_start build_lua "$@"
 
 cc=${CC_XRAY:-clang}
 cflags="-O2 -g -fxray-instrument -fxray-instruction-threshold=1 -DLUA_USE_LINUX"
@@ -29,18 +23,10 @@ cflags="$cflags -Dluai_makeseed(L)=0x5eedu"
 # -fxray-instrument at link time links the XRay runtime.
 ldflags="-fxray-instrument -lm -ldl"
 recipe="cc=$cc cflags=$cflags ldflags=$ldflags"
-
 bin=$out/lua
-stamp=$out/lua.recipe
-if [ -x "$bin" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$recipe" ]; then
-	exit 0
-fi
+real_build_fresh "$bin" "$recipe" && exit 0
 
 command -v "$cc" >/dev/null || die "$cc not found (install clang)"
-
-tag=build_lua
-# shellcheck source=debian_source.sh
-. "$(dirname "${BASH_SOURCE[0]}")/debian_source.sh"
 debian_source lua5.4 "$out/src" 'lua5.4-*' src/lvm.c
 
 # Debian's luaconf.h includes a header its packaging generates with the
@@ -51,19 +37,16 @@ triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multi
 printf '#define DEB_HOST_MULTIARCH "%s"\n' "$triplet" >"$inc/lua5.4-deb-multiarch.h"
 
 log=$out/build.log
-echo "build_lua: building $srcdir/src/lua with $cc XRay (log: $log)" >&2
+echo "$tag: building $srcdir/src/lua with $cc XRay (log: $log)" >&2
 sources=()
 for f in "$srcdir"/src/*.c; do
 	[ "$(basename "$f")" = luac.c ] || sources+=("$f")
 done
 # shellcheck disable=SC2086 # the flags are words
-if ! "$cc" $cflags -I"$inc" -o "$bin.tmp" "${sources[@]}" $ldflags >"$log" 2>&1; then
+if ! "$cc" $cflags -I"$inc" -o "$out/lua.built" "${sources[@]}" $ldflags >"$log" 2>&1; then
 	tail -n 30 "$log" >&2
 	die "the build failed (full log: $log)"
 fi
-[ "$(readelf -S "$bin.tmp" | grep -c xray_instr_map)" -ge 1 ] ||
-	die "$bin.tmp has no xray_instr_map section"
-"$bin.tmp" -e 'assert(1 + 1 == 2)' || die "$bin.tmp does not run"
-mv "$bin.tmp" "$bin"
-printf '%s\n' "$recipe" >"$stamp"
-echo "build_lua: built $bin" >&2
+"$out/lua.built" -e 'assert(1 + 1 == 2)' || die "$out/lua.built does not run"
+real_build_install "$out/lua.built" "$bin" "$recipe"
+rm -f "$out/lua.built"

@@ -6,15 +6,9 @@
 # and by LLVM's own XRay basic mode.  Leaves OUTDIR/zstd; does nothing when
 # a binary built with the same recipe is already there.
 set -euo pipefail
-
-die() {
-	echo "build_zstd: $*" >&2
-	exit 1
-}
-
-[ $# -eq 1 ] || die "usage: build_zstd.sh OUTDIR"
-mkdir -p "$1" || die "cannot create $1"
-out=$(cd "$1" && pwd)
+# shellcheck source=real_build.sh
+. "$(dirname "${BASH_SOURCE[0]}")/real_build.sh"
+real_build_start build_zstd "$@"
 
 cc=${CC_XRAY:-clang}
 cflags="-O2 -g -fxray-instrument -fxray-instruction-threshold=1"
@@ -25,40 +19,20 @@ ldflags="-fxray-instrument"
 # the build does not depend on which -dev packages happen to be installed.
 make_opts=(HAVE_THREAD=0 HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0)
 recipe="cc=$cc cflags=$cflags ldflags=$ldflags opts=${make_opts[*]}"
-
 bin=$out/zstd
-stamp=$out/zstd.recipe
-if [ -x "$bin" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$recipe" ]; then
-	exit 0
-fi
+real_build_fresh "$bin" "$recipe" && exit 0
 
 command -v "$cc" >/dev/null || die "$cc not found (install clang)"
 command -v make >/dev/null || die "make not found"
-
-tag=build_zstd
-# shellcheck source=debian_source.sh
-. "$(dirname "${BASH_SOURCE[0]}")/debian_source.sh"
 debian_source zstd "$out/src" 'libzstd-*' programs/Makefile
 
 log=$out/build.log
-echo "build_zstd: building $srcdir/programs/zstd with $cc XRay (log: $log)" >&2
+echo "$tag: building $srcdir/programs/zstd with $cc XRay (log: $log)" >&2
 make -C "$srcdir/programs" clean >"$log" 2>&1 || true
 if ! make -j"$(nproc)" -C "$srcdir/programs" zstd CC="$cc" CFLAGS="$cflags" \
 	LDFLAGS="$ldflags" "${make_opts[@]}" >>"$log" 2>&1; then
 	tail -n 30 "$log" >&2
 	die "make failed (full log: $log)"
 fi
-
-built=$srcdir/programs/zstd
-[ -x "$built" ] || die "make succeeded but $built is missing"
-# (grep reads whole outputs: -q would SIGPIPE the producer under pipefail.)
-[ "$(readelf -S "$built" | grep -c xray_instr_map)" -ge 1 ] ||
-	die "$built has no xray_instr_map section"
-[ "$(nm "$built" | grep -c ' __xray_init$')" -ge 1 ] ||
-	die "$built does not link the XRay runtime"
-"$built" -V >/dev/null 2>&1 || die "$built does not run"
-
-cp "$built" "$bin.tmp"
-mv "$bin.tmp" "$bin"
-printf '%s\n' "$recipe" >"$stamp"
-echo "build_zstd: built $bin" >&2
+"$srcdir/programs/zstd" -V >/dev/null 2>&1 || die "$srcdir/programs/zstd does not run"
+real_build_install "$srcdir/programs/zstd" "$bin" "$recipe"

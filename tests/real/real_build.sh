@@ -1,10 +1,33 @@
 # SPDX-License-Identifier: MIT
-# debian_source.sh: sourced by the build_*.sh scripts of real programs.
-# debian_source PKG SRC_ROOT DIR_GLOB MARKER: makes sure SRC_ROOT holds
-# Debian 12's source of PKG (apt-get source), unpacked in a directory
-# matching DIR_GLOB that contains the file MARKER, and sets `srcdir` to it.
-# Fetches only when that is not there yet.  Needs `die` and `tag` (the
-# caller's name for messages) from the caller.
+# real_build.sh: sourced by the build_*.sh scripts of the real programs
+# (Debian sources built with XRay sleds); what they all do alike.
+#   real_build_start NAME OUTDIR   sets `tag` (for messages) and `out`
+#                                  (OUTDIR, made absolute), or dies
+#   real_build_fresh BIN RECIPE    true when BIN exists, built by RECIPE
+#   debian_source PKG SRC_ROOT DIR_GLOB MARKER
+#                                  makes sure SRC_ROOT holds Debian 12's
+#                                  source of PKG (apt-get source) in a
+#                                  directory matching DIR_GLOB holding the
+#                                  file MARKER, and sets `srcdir` to it
+#   real_build_install BUILT BIN RECIPE
+#                                  checks BUILT has sleds and moves it to
+#                                  BIN, its recipe beside it
+
+die() {
+	echo "$tag: $*" >&2
+	exit 1
+}
+
+real_build_start() {
+	tag=$1
+	[ $# -eq 2 ] || die "usage: $tag.sh OUTDIR"
+	mkdir -p "$2" || die "cannot create $2"
+	out=$(cd "$2" && pwd)
+}
+
+real_build_fresh() {
+	[ -x "$1" ] && [ -f "$1.recipe" ] && [ "$(cat "$1.recipe")" = "$2" ]
+}
 
 debian_source() {
 	local pkg=$1 src_root=$2 glob=$3 marker=$4 spec specs fetched=
@@ -38,4 +61,19 @@ debian_source() {
 	[ -n "$srcdir" ] && [ -f "$srcdir/$marker" ] ||
 		die "apt-get source $fetched did not unpack a $pkg source tree in $src_root"
 	echo "$tag: fetched $fetched into $srcdir" >&2
+}
+
+real_build_install() {
+	local built=$1 bin=$2 recipe=$3
+
+	[ -x "$built" ] || die "the build succeeded but $built is missing"
+	# (grep reads whole outputs: -q would SIGPIPE the producer under pipefail.)
+	[ "$(readelf -S "$built" | grep -c xray_instr_map)" -ge 1 ] ||
+		die "$built has no xray_instr_map section"
+	[ "$(nm "$built" | grep -c ' __xray_init$')" -ge 1 ] ||
+		die "$built does not link the XRay runtime"
+	cp "$built" "$bin.tmp"
+	mv "$bin.tmp" "$bin"
+	printf '%s\n' "$recipe" >"$bin.recipe"
+	echo "$tag: built $bin" >&2
 }
