@@ -317,9 +317,13 @@ static __always_inline bool kf_exit(struct sled_kf_thread *t, __u64 ts, __u64 ta
 		t->emitted = keep;
 	top = keep && keep <= KF_FRAMES ? &t->f[(keep - 1) & (KF_FRAMES - 1)] : NULL;
 	if (!top || top->slot != slot) {
-		/* nothing for the collector to end, or to infer: a chained
-		 * return of a tail left out */
-		if (!write && kind == SLED_KIND_RET && t->ntails && kf_pay(t, slot))
+		/* A chained return of a tail left out ends nothing: left out,
+		 * unless the collector needs it to infer ends (an unwinding
+		 * below the chain; it then counts it unmatched, having never
+		 * seen the tail). */
+		bool paid = kind == SLED_KIND_RET && t->ntails && kf_pay(t, slot);
+
+		if (paid && !write)
 			return false;
 		kf_flush(t, tgid, tid); /* the collector finds no frame to end */
 		return true;
