@@ -248,12 +248,12 @@ struct sled_kf_tail {
 };
 
 struct sled_kf_thread {
-	__u32 n;       /* frames open (the collector's depth, up to SLED_KF_FRAMES) */
-	__u32 emitted; /* the bottom frames whose entry is written */
-	__u32 over;    /* frames open above f[SLED_KF_FRAMES - 1]: written, not kept */
-	__u32 leaf;    /* nothing has ended since the last entry */
-	__u32 tgid;    /* the thread's process */
-	__u32 ntails;  /* tails[] in use */
+	__u32 n;	/* frames open (the collector's depth, up to SLED_KF_FRAMES) */
+	__u32 emitted;	/* the bottom frames whose entry is written */
+	__u32 over;	/* frames open above f[SLED_KF_FRAMES - 1]: written, not kept */
+	__u32 leaf;	/* nothing has ended since the last entry */
+	__u32 tgid;	/* the thread's process */
+	__u32 ntails;	/* tails[] in use */
 	__u64 last_ts;	/* its latest call event, written or not */
 	__u64 entry_ts; /* its latest entry, written or not */
 	__u64 entry_slot;

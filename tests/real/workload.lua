@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- workload.lua: a deterministic Lua workload for sledtrace's real-program
 -- checks and benches (tests/real/build_lua.sh builds the interpreter):
 -- tables, strings, closures, coroutines, sorting, a small parser and the

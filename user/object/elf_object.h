@@ -25,7 +25,7 @@ int elf_object__open(const char *path, struct elf_object **out, char *err, size_
 void elf_object__free(struct elf_object *obj);
 
 const char *elf_object__path(const struct elf_object *obj);
-void *elf_object__elf(const struct elf_object *obj);	      /* the libelf Elf * */
+void *elf_object__elf(const struct elf_object *obj); /* the libelf Elf * */
 /* The separate debug file whose symbols a stripped obj took
  * (elf_object__add_debug_symbols), NULL: none.  Same addresses as obj. */
 const struct elf_object *elf_object__debug_file(const struct elf_object *obj);

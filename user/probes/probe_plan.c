@@ -46,7 +46,8 @@ static struct bpf_program *pick(struct bpf_program *plain, struct bpf_program *c
 	return take ? cap : plain;
 }
 
-/* gate: SLED_COOKIE_GATE for a gate function's probes, else 0. */
+/* gate: SLED_COOKIE_GATE for a gate function's probes, else 0 (flags
+ * or'ed into every cookie of the function). */
 static int queue_sled(struct attacher *a, const struct probe_programs *progs, const char *path,
 		      const struct xray_sled *s, uint32_t obj_index, uint32_t fn, uint64_t gate,
 		      enum exit_returns returns, uint8_t cap, struct object_plan *out)
@@ -79,10 +80,11 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs, co
 				    SLED_COOKIE(kind, obj_index, fn) | gate, 0);
 		break;
 	case XRAY_SLED_TAIL:
+		/* its uretprobe will report a chained return for the tail call */
+		if (returns == RETURNS_URETPROBE)
+			gate |= SLED_COOKIE_RETPROBED;
 		err = attacher__add(a, progs->tail, path, s->file_offset,
-				    SLED_COOKIE(SLED_KIND_TAIL, obj_index, fn) | gate |
-					    (returns == RETURNS_URETPROBE ? SLED_COOKIE_RETPROBED : 0),
-				    0);
+				    SLED_COOKIE(SLED_KIND_TAIL, obj_index, fn) | gate, 0);
 		break;
 	default:
 		return 0;
