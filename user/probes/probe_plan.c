@@ -46,10 +46,10 @@ static struct bpf_program *pick(struct bpf_program *plain, struct bpf_program *c
 	return take ? cap : plain;
 }
 
-/* gate: SLED_COOKIE_GATE for a gate function's probes, else 0 (flags
- * or'ed into every cookie of the function). */
+/* flags: or'ed into every cookie of the function (SLED_COOKIE_GATE for a
+ * gate function's probes). */
 static int queue_sled(struct attacher *a, const struct probe_programs *progs, const char *path,
-		      const struct xray_sled *s, uint32_t obj_index, uint32_t fn, uint64_t gate,
+		      const struct xray_sled *s, uint32_t obj_index, uint32_t fn, uint64_t flags,
 		      enum exit_returns returns, uint8_t cap, struct object_plan *out)
 {
 	bool args = cap & PROBE_CAPTURE_ARGS, ret = cap & PROBE_CAPTURE_RET;
@@ -62,12 +62,12 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs, co
 		prog = pick(progs->entry, progs->cap_entry, args, SLED_KIND_ENTRY, SLED_KIND_ARGS,
 			    &kind);
 		err = attacher__add(a, prog, path, s->file_offset,
-				    SLED_COOKIE(kind, obj_index, fn) | gate, 0);
+				    SLED_COOKIE(kind, obj_index, fn) | flags, 0);
 		if (!err && returns == RETURNS_URETPROBE) {
 			prog = pick(progs->ret, progs->cap_ret, ret, SLED_KIND_RET,
 				    SLED_KIND_RETVAL, &kind);
 			err = attacher__add(a, prog, path, s->file_offset,
-					    SLED_COOKIE(kind, obj_index, fn) | gate, 1);
+					    SLED_COOKIE(kind, obj_index, fn) | flags, 1);
 			out->probes++;
 		}
 		break;
@@ -77,14 +77,14 @@ static int queue_sled(struct attacher *a, const struct probe_programs *progs, co
 		prog = pick(progs->exit, progs->cap_exit, ret, SLED_KIND_EXIT, SLED_KIND_RETVAL,
 			    &kind);
 		err = attacher__add(a, prog, path, s->file_offset,
-				    SLED_COOKIE(kind, obj_index, fn) | gate, 0);
+				    SLED_COOKIE(kind, obj_index, fn) | flags, 0);
 		break;
 	case XRAY_SLED_TAIL:
 		/* its uretprobe will report a chained return for the tail call */
 		if (returns == RETURNS_URETPROBE)
-			gate |= SLED_COOKIE_RETPROBED;
+			flags |= SLED_COOKIE_RETPROBED;
 		err = attacher__add(a, progs->tail, path, s->file_offset,
-				    SLED_COOKIE(SLED_KIND_TAIL, obj_index, fn) | gate, 0);
+				    SLED_COOKIE(SLED_KIND_TAIL, obj_index, fn) | flags, 0);
 		break;
 	default:
 		return 0;
