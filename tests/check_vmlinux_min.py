@@ -70,8 +70,10 @@ def header_fields(header):
 
 def relocations(sledtrace, fixture):
     """struct.field -> the offsets libbpf patched in, from record -vvv; every
-    CO-RE relocation the object carries must have been patched."""
-    proc = subprocess.run([sledtrace, "record", "-vvv", "-o", "/dev/null", "--", fixture],
+    CO-RE relocation the object carries must have been patched.  --capture,
+    so that the capture programs (loaded only with it) are relocated too."""
+    proc = subprocess.run([sledtrace, "record", "-vvv", "--capture=.", "-o", "/dev/null", "--",
+                           fixture],
                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, timeout=120)
     if proc.returncode != 0:
