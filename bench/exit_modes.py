@@ -36,9 +36,9 @@ def build_programs(build, out):
     rustc = shutil.which("rustc", path=os.path.expanduser("~/.cargo/bin") + ":" +
                          os.environ.get("PATH", ""))
     progs = {
-        "loop": [os.path.join(build, "tests", "loop"), "1000000"],
-        "cpp_shapes": [os.path.join(build, "tests", "cpp_shapes")],
-        "exception": [os.path.join(build, "tests", "exception")],
+        "loop": [os.path.join(build, "tests", "fixtures", "loop"), "1000000"],
+        "cpp_shapes": [os.path.join(build, "tests", "fixtures", "cpp_shapes")],
+        "exception": [os.path.join(build, "tests", "fixtures", "exception")],
         "nonleaf_cc": [os.path.join(out, "nonleaf_cc")],
     }
     if rustc:
