@@ -136,8 +136,16 @@ __u64 collector_idle = 0;
  * it.  The exchange clears the flag: one record wakes it, not all. */
 static __always_inline long wakeup_flag(void)
 {
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < wakeup_bytes)
+	__u64 queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	if (queued < wakeup_bytes)
 		return BPF_RB_NO_WAKEUP;
+	/* Past three times the threshold (the ring three quarters full) the
+	 * collector is far behind: every record wakes it, and the interrupt
+	 * each costs its producer is the backpressure that keeps a collector
+	 * sharing few CPUs with busy threads from losing events. */
+	if (queued >= 3 * wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
 	return __sync_lock_test_and_set(&collector_idle, 0) ? BPF_RB_FORCE_WAKEUP
 							    : BPF_RB_NO_WAKEUP;
 }
