@@ -14,6 +14,7 @@
 #include "format/text_out.h"
 #include "model/probe_comp.h"
 #include "format/stats_line.h"
+#include "util/num_text.h"
 #include "util/u64map.h"
 
 struct chrome_json {
@@ -82,24 +83,6 @@ static int cj_thread(void *ctx, const struct trace_thread *th)
 	return ferror(cj->f) ? -EIO : 0;
 }
 
-/* Decimal digits of v ending at end; returns their start. */
-static char *put_u64(char *end, uint64_t v)
-{
-	do
-		*--end = (char)('0' + v % 10);
-	while (v /= 10);
-	return end;
-}
-
-static size_t append_u64(char *p, uint64_t v)
-{
-	char tmp[24], *s = put_u64(tmp + sizeof(tmp), v);
-	size_t n = (size_t)(tmp + sizeof(tmp) - s);
-
-	memcpy(p, s, n);
-	return n;
-}
-
 /* ts in microseconds with three decimals, from integer nanoseconds. */
 static size_t append_ts(struct chrome_json *cj, char *p, uint64_t ns)
 {
@@ -116,7 +99,7 @@ static size_t append_ts(struct chrome_json *cj, char *p, uint64_t ns)
 		d = cj->origin - ns;
 		p[n++] = '-';
 	}
-	n += append_u64(p + n, d / 1000);
+	n += num_text__u64(p + n, d / 1000);
 	p[n++] = '.';
 	p[n++] = (char)('0' + d / 100 % 10);
 	p[n++] = (char)('0' + d / 10 % 10);
@@ -172,10 +155,10 @@ static void event(struct chrome_json *cj, const struct trace_thread *th, uint32_
 	n += append_ts(cj, buf + n, ns);
 	memcpy(buf + n, ",\"pid\":", 7);
 	n += 7;
-	n += append_u64(buf + n, th->pid);
+	n += num_text__u64(buf + n, th->pid);
 	memcpy(buf + n, ",\"tid\":", 7);
 	n += 7;
-	n += append_u64(buf + n, th->tid);
+	n += num_text__u64(buf + n, th->tid);
 	if (values && values->n) {
 		fwrite(buf, 1, n, cj->f);
 		end_args(cj, end, values);

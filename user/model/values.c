@@ -1,29 +1,38 @@
 // SPDX-License-Identifier: MIT
 /* values.c: see values.h. */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/values.h"
+#include "util/num_text.h"
 
 const char *value__format(enum value_kind kind, uint64_t raw, char *buf, size_t len)
 {
+	char tmp[NUM_TEXT_MAX + 1];
+	size_t n;
+
 	switch (kind) {
 	case VALUE_INT:
-		snprintf(buf, len, "%" PRId64, (int64_t)raw);
+		n = num_text__i64(tmp, (int64_t)raw);
 		break;
 	case VALUE_BOOL:
-		snprintf(buf, len, "%s", raw ? "true" : "false");
+		n = raw ? 4 : 5;
+		memcpy(tmp, raw ? "true" : "false", n);
 		break;
 	case VALUE_POINTER:
-		snprintf(buf, len, "0x%" PRIx64, raw);
+		n = num_text__hex(tmp, raw);
 		break;
 	default:
-		snprintf(buf, len, "%" PRIu64, raw);
+		n = num_text__u64(tmp, raw);
 		break;
 	}
+	if (!len)
+		return buf;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, tmp, n);
+	buf[n] = 0;
 	return buf;
 }
 
