@@ -120,34 +120,16 @@ static __always_inline void note_gap(__u32 tgid, __u32 reason, const struct sled
 		count(SLED_CTR_GAPS_LOST, 1);
 }
 
-/* Set by the collector just before it sleeps, cleared when it wakes (and
- * by the record that wakes it): only then is a wakeup worth sending. */
-__u64 collector_idle = 0;
-
-/* Wakes the collector once wakeup_bytes are queued, and only if it sleeps:
- * a forced wakeup is an interrupt the traced thread pays (a self-IPI, ~1 us
- * in a VM), and a collector that fell behind is awake anyway, consuming.
- * It also drains on a timer, so a quiet trickle is never stranded.  No
- * wakeup is lost (docs/DESIGN.md, "Waking the collector"): the reservation
- * wrote producer_pos before the exchange, a full barrier, reads the flag;
- * the collector writes the flag, then (barrier) reads producer_pos, and
- * sleeps only if that is under the threshold.  So the record that crosses
- * it either finds the flag set, and wakes the collector, or was seen by
- * it.  The exchange clears the flag: one record wakes it, not all. */
+/* Wakes the collector once wakeup_bytes are queued, and then with every
+ * record until it has caught up: a wakeup per event costs microseconds,
+ * and the collector also drains on a timer, so a quiet trickle of events
+ * is never stranded.  The forced wakeups while it is behind are also the
+ * backpressure that keeps it from losing events: each costs its producer
+ * an interrupt (DESIGN.md, "Waking the collector", has what was tried). */
 static __always_inline long wakeup_flag(void)
 {
-	__u64 queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-
-	if (queued < wakeup_bytes)
-		return BPF_RB_NO_WAKEUP;
-	/* Past three times the threshold (the ring three quarters full) the
-	 * collector is far behind: every record wakes it, and the interrupt
-	 * each costs its producer is the backpressure that keeps a collector
-	 * sharing few CPUs with busy threads from losing events. */
-	if (queued >= 3 * wakeup_bytes)
-		return BPF_RB_FORCE_WAKEUP;
-	return __sync_lock_test_and_set(&collector_idle, 0) ? BPF_RB_FORCE_WAKEUP
-							    : BPF_RB_NO_WAKEUP;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									     : BPF_RB_NO_WAKEUP;
 }
 
 /* A call record of thread (tgid, tid); a full ring counts a drop. */

@@ -209,24 +209,6 @@ static bool attached_done(struct record *r)
 
 /* One turn of an event loop: consume what the ring holds, then refresh the
  * status line when it is due. */
-/* Waits for events, a timer tick or the epoll's other sources.  The BPF
- * side forces a wakeup only while the collector says it sleeps
- * (collector_idle): set it, then look at the ring once more, since a
- * record that crossed the threshold before the flag was set sent no
- * wakeup (the interleavings: wakeup_flag() in sledtrace.bpf.c). */
-static int wait_events(struct record *r, struct epoll_event *evs, int nevs)
-{
-	struct sledtrace_bpf__bss *bss = r->skel->bss;
-	size_t queued;
-	int n;
-
-	__atomic_store_n(&bss->collector_idle, 1, __ATOMIC_SEQ_CST);
-	queued = ring__avail_data_size(ring_buffer__ring(r->rb, 0));
-	n = epoll_wait(r->epfd, evs, nevs, queued < r->skel->rodata->wakeup_bytes ? POLL_MS : 0);
-	__atomic_store_n(&bss->collector_idle, 0, __ATOMIC_RELAXED);
-	return n;
-}
-
 static int drain_and_tick(struct record *r)
 {
 	int err = drain(r);
@@ -279,7 +261,7 @@ static int run_attached(struct record *r)
 	int err = 0;
 
 	while (!attached_done(r)) {
-		wait_events(r, evs, 8);
+		epoll_wait(r->epfd, evs, 8, POLL_MS);
 		err = drain_and_tick(r);
 		if (err)
 			return err;
@@ -307,7 +289,7 @@ int record__run(struct record *r)
 	if (r->targets.n)
 		return run_attached(r);
 	while (!r->child_done) {
-		int n = wait_events(r, evs, 2);
+		int n = epoll_wait(r->epfd, evs, 2, POLL_MS);
 
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u32 == 1)
