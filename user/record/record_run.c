@@ -47,37 +47,44 @@ void record__catch_signals(bool attached)
 	signal(SIGQUIT, SIG_IGN);
 }
 
-static uint64_t counter(struct record *r, uint32_t idx)
+/* The per-CPU values of key in the per-CPU array fd, folded by fold (the
+ * sum of a counter, the least nonzero value...); 0 when they cannot be
+ * read. */
+static uint64_t percpu_fold(int fd, uint32_t key, uint64_t (*fold)(uint64_t, uint64_t))
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum = 0, *vals;
+	uint64_t acc = 0, *vals;
 
 	if (ncpu <= 0)
 		return 0;
 	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (vals && !bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.counters), &idx, vals))
+	if (vals && !bpf_map_lookup_elem(fd, &key, vals))
 		for (int i = 0; i < ncpu; i++)
-			sum += vals[i];
+			acc = fold(acc, vals[i]);
 	free(vals);
-	return sum;
+	return acc;
+}
+
+static uint64_t add(uint64_t acc, uint64_t v)
+{
+	return acc + v;
+}
+
+/* The least nonzero value; 0 when all are. */
+static uint64_t least_set(uint64_t acc, uint64_t v)
+{
+	return v && (!acc || v < acc) ? v : acc;
+}
+
+static uint64_t counter(struct record *r, uint32_t idx)
+{
+	return percpu_fold(bpf_map__fd(r->skel->maps.counters), idx, add);
 }
 
 /* The shortest leaf call the kernel's filter left out, 0: none. */
 static uint64_t kernel_leaf_min(struct record *r)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t min = 0, *vals;
-	uint32_t zero = 0;
-
-	if (ncpu <= 0)
-		return 0;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (vals && !bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.kf_leaf_min), &zero, vals))
-		for (int i = 0; i < ncpu; i++)
-			if (vals[i] && (!min || vals[i] < min))
-				min = vals[i];
-	free(vals);
-	return min;
+	return percpu_fold(bpf_map__fd(r->skel->maps.kf_leaf_min), 0, least_set);
 }
 
 static int drain(struct record *r)
@@ -459,10 +466,10 @@ static int write_gaps(struct record *r, struct trace_stats *st)
 /* --strict: what keeps the trace from being exact, or 0 when nothing. */
 static uint64_t inexact(struct record *r, const struct trace_stats *st)
 {
-	return st->ringbuf_drops + st->switch_drops + st->coverage_gaps +
-	       counter(r, SLED_CTR_UNHELD) + counter(r, SLED_CTR_LOST_CONTROL) +
-	       counter(r, SLED_CTR_UNTRACED) + counter(r, SLED_CTR_GAPS_LOST) +
-	       counter(r, SLED_CTR_GATES_LOST) + counter(r, SLED_CTR_UNREPAIRED);
+	return trace_stats__ring_lost(st) + st->coverage_gaps + counter(r, SLED_CTR_UNHELD) +
+	       counter(r, SLED_CTR_LOST_CONTROL) + counter(r, SLED_CTR_UNTRACED) +
+	       counter(r, SLED_CTR_GAPS_LOST) + counter(r, SLED_CTR_GATES_LOST) +
+	       counter(r, SLED_CTR_UNREPAIRED);
 }
 
 static int strict_status(struct record *r, const struct trace_stats *st)
@@ -474,8 +481,8 @@ static int strict_status(struct record *r, const struct trace_stats *st)
 	fprintf(stderr,
 		"sledtrace: --strict: the trace is not exact: %" PRIu64 " events dropped, %" PRIu64
 		" coverage gaps, %" PRIu64 " other losses (see the warnings above)\n",
-		st->ringbuf_drops + st->switch_drops, st->coverage_gaps,
-		n - st->ringbuf_drops - st->switch_drops - st->coverage_gaps);
+		trace_stats__ring_lost(st), st->coverage_gaps,
+		n - trace_stats__ring_lost(st) - st->coverage_gaps);
 	return r->status ? r->status : 3;
 }
 
