@@ -346,8 +346,8 @@ static int judge(struct diff *d)
 
 			memcpy(d->totals[s] + k * DIFF_NSOURCES, d->runs[s][k].total,
 			       sizeof(d->runs[s][k].total));
-			if (lost && st->ringbuf_drops + st->switch_drops + st->unmatched_exits +
-					    st->coverage_gaps)
+			if (lost &&
+			    trace_stats__ring_lost(st) + st->unmatched_exits + st->coverage_gaps)
 				lost[j.nlost++] = d->runs[s][k].path;
 		}
 		j.run_total[s] = d->totals[s];

@@ -156,9 +156,8 @@ static void note_losses(const struct diff *d, void (*fn)(void *, const char *), 
 	for (int s = 0; s < 2; s++) {
 		for (size_t i = 0; i < diff__nruns(d, (enum diff_side)s); i++) {
 			const struct trace_stats *st = diff__stats(d, (enum diff_side)s, i);
-			uint64_t lost = st->ringbuf_drops + st->switch_drops +
-					st->max_depth_dropped + st->short_dropped +
-					st->unmatched_exits + st->coverage_gaps;
+			uint64_t lost = trace_stats__ring_lost(st) + st->max_depth_dropped +
+					st->short_dropped + st->unmatched_exits + st->coverage_gaps;
 
 			if (!lost)
 				continue;
@@ -166,9 +165,9 @@ static void note_losses(const struct diff *d, void (*fn)(void *, const char *), 
 				 "%s: %" PRIu64 " dropped, %" PRIu64 " unmatched, %" PRIu64
 				 " filtered (max depth, min duration) events, %" PRIu64
 				 " coverage gaps: its counts are not complete",
-				 diff__path(d, (enum diff_side)s, i),
-				 st->ringbuf_drops + st->switch_drops, st->unmatched_exits,
-				 st->max_depth_dropped + st->short_dropped, st->coverage_gaps);
+				 diff__path(d, (enum diff_side)s, i), trace_stats__ring_lost(st),
+				 st->unmatched_exits, st->max_depth_dropped + st->short_dropped,
+				 st->coverage_gaps);
 			fn(ctx, buf);
 		}
 	}

@@ -25,5 +25,5 @@ void stats_line__format(const struct trace_stats *st, char *buf, size_t len)
 
 uint64_t stats_line__lost(const struct trace_stats *st)
 {
-	return st->ringbuf_drops + st->switch_drops + st->unmatched_exits;
+	return trace_stats__ring_lost(st) + st->unmatched_exits;
 }

@@ -30,3 +30,8 @@ uint64_t trace_stats__get(const struct trace_stats *st, size_t i)
 {
 	return *(const uint64_t *)((const char *)st + trace_stat_fields[i].offset);
 }
+
+uint64_t trace_stats__ring_lost(const struct trace_stats *st)
+{
+	return st->ringbuf_drops + st->switch_drops;
+}

@@ -41,5 +41,8 @@ extern const size_t trace_stat_nfields;
 /* Field i of st (i < trace_stat_nfields). */
 uint64_t *trace_stats__field(struct trace_stats *st, size_t i);
 uint64_t trace_stats__get(const struct trace_stats *st, size_t i);
+/* Records the kernel could not queue, of calls and of scheduler switches:
+ * what every "dropped" a user is told adds up. */
+uint64_t trace_stats__ring_lost(const struct trace_stats *st);
 
 #endif
