@@ -10,6 +10,10 @@ children's durations) and the probe hits inside each (model/probe_comp.h:
 in total 1 + every direct child's 1 + its hits in total, in self 1 + the
 direct children).  With C = the trace's probe_cost_ns (must be > 0), a
 call's compensated figure is max(0, raw - C x hits), each call on its own.
+A shortest leaf over 20 us measures work, not probes (no probe kind costs
+that much): then C = 0, compensated equals raw, and the report says that
+nothing was taken out.  --no-empty-leaf: FIXTURE has no call that does next
+to nothing (every function spins), so its trace must be such a one.
   report   per function, in both kinds and exactly: total sums the figures
            of the outermost calls, self the self figures, min/max and
            p50/p99 are over the figures (p50/p99: the histogram's bucket
@@ -199,9 +203,16 @@ def check_edges(ctx, calls, kind, cost, functions):
                                      (calls_, total, total // max(calls_, 1))))
 
 
+# The most any probe kind costs a hit (model/probe_comp.h).
+MAX_PROBE_COST_NS = 20000
+NOTHING_TAKEN_OUT = ("times: compensated, but no traced call was short enough to measure the "
+                     "probe cost: nothing taken out\n")
+
+
 def check_says(ctx, kind):
     first = {"raw": "times: raw, as the timestamps say\n",
-             "compensated": "times: compensated, each call less %d ns per probe hit\n" % ctx.cost}
+             "compensated": "times: compensated, each call less %d ns per probe hit\n" % ctx.cost
+             if ctx.cost else NOTHING_TAKEN_OUT}
     fn = sorted(ctx.calls)[0]
     for args in ([], ["--by-thread"], ["--callers=" + fn]):
         if not report(ctx, "--times=" + kind, *args).startswith(first[kind]):
@@ -305,15 +316,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--go", default="go")
+    ap.add_argument("--no-empty-leaf", action="store_true")
     ap.add_argument("cmd", nargs="+")
     ctx = ap.parse_args(namespace=Ctx())
     ctx.sledtrace = os.path.abspath(ctx.sledtrace)
     try:
         with tempfile.TemporaryDirectory() as ctx.tmp:
             record(ctx)
-            ctx.cost = ctx.stats["probe_cost_ns"]
-            if ctx.cost <= 0:
+            leaf = ctx.stats["probe_cost_ns"]
+            if leaf <= 0:
                 raise CheckFailed("the trace has no probe cost: nothing to compensate")
+            if ctx.no_empty_leaf != (leaf > MAX_PROBE_COST_NS):
+                raise CheckFailed("the shortest leaf took %d ns: %s" % (
+                    leaf, "expected one over 20 us (no call is empty)" if ctx.no_empty_leaf
+                    else "that is no probe cost"))
+            ctx.cost = leaf if leaf <= MAX_PROBE_COST_NS else 0
             calls = walk(ctx.trace)
             clamped = sum(c.raw < ctx.cost * c.hits or c.self_raw < ctx.cost * c.self_hits
                           for c in calls)

@@ -31,6 +31,7 @@
 
 #include "analysis/report_int.h"
 #include "model/thread_slots.h"
+#include "model/probe_comp.h"
 
 static int grow(void **p, size_t *n, size_t need, size_t size)
 {
@@ -257,7 +258,7 @@ static int rp_stats(void *ctx, const struct trace_stats *st)
 
 	r->st = *st;
 	if (r->o.times == REPORT_TIMES_COMPENSATED &&
-	    (!r->cost_known || r->cost_ns != st->probe_cost_ns))
+	    (!r->cost_known || r->cost_ns != comp__cost(st->probe_cost_ns)))
 		return -EPROTO;
 	return 0;
 }

@@ -14,9 +14,13 @@
 /* Which times every column shows, first: they are never mixed. */
 void report__put_times(const struct report *r, FILE *f)
 {
-	if (r->o.times == REPORT_TIMES_COMPENSATED)
+	if (r->o.times == REPORT_TIMES_COMPENSATED && r->cost_ns)
 		fprintf(f, "times: compensated, each call less %" PRIu64 " ns per probe hit\n",
 			r->cost_ns);
+	else if (r->o.times == REPORT_TIMES_COMPENSATED)
+		fputs("times: compensated, but no traced call was short enough to measure the "
+		      "probe cost: nothing taken out\n",
+		      f);
 	else
 		fputs("times: raw, as the timestamps say\n", f);
 }

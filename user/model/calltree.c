@@ -277,7 +277,7 @@ static int ct_stats(void *ctx, const struct trace_stats *st)
 	struct calltree *ct = ctx;
 
 	ct->st = *st;
-	if (ct->compensated && (!ct->cost_known || ct->cost_ns != st->probe_cost_ns))
+	if (ct->compensated && (!ct->cost_known || ct->cost_ns != comp__cost(st->probe_cost_ns)))
 		return -EPROTO;
 	return 0;
 }

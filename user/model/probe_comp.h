@@ -47,6 +47,23 @@ static inline uint64_t comp__leave(const struct comp_depth *own, struct comp_dep
 	return hits;
 }
 
+/* The shortest leaf call measures the probes only if the run has a call
+ * that does next to nothing.  A run without one (every traced function
+ * does real work, or a filter kept only the heavy ones) has its shortest
+ * leaf far above what any probe kind costs - a rewritten sled ~0.3 us, a
+ * breakpoint or return probe ~1-3 us, a single-stepped instruction ~20 us
+ * on the VM measured (docs/DESIGN.md, "Probe cost") - and taking that out
+ * of every call would wipe out the small functions and most of the
+ * callers' self time.  Such a run is not compensated: its cost is 0. */
+#define COMP_MAX_PROBE_COST_NS 20000
+
+/* The cost per hit to take out of a trace whose shortest leaf took
+ * leaf_min_ns (trace_stats.probe_cost_ns). */
+static inline uint64_t comp__cost(uint64_t leaf_min_ns)
+{
+	return leaf_min_ns <= COMP_MAX_PROBE_COST_NS ? leaf_min_ns : 0;
+}
+
 /* raw less cost per hit, clamped at 0. */
 static inline uint64_t comp__apply(uint64_t raw, uint64_t hits, uint64_t cost_ns)
 {

@@ -32,6 +32,7 @@
 #include "model/trace_stats.h"
 #include "perfetto_trace.pb-c.h"
 #include "util/fd_io.h"
+#include "model/probe_comp.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
 
@@ -180,7 +181,7 @@ static bool cost_from_tail(int fd, uint64_t *cost)
 		perfetto__protos__trace_packet__free_unpacked(pkt, NULL);
 	free(last.p);
 	free(chunk.p);
-	*cost = st.probe_cost_ns;
+	*cost = comp__cost(st.probe_cost_ns);
 	return found && st.probe_cost_ns;
 }
 
@@ -208,7 +209,7 @@ static int cost_from_calls(int fd, const char *name, uint64_t *cost, char *err, 
 		return -errno;
 	}
 	rc = perfetto_reader__read_fd(dfd, name, &sink, err, errlen);
-	*cost = st.probe_cost_ns;
+	*cost = comp__cost(st.probe_cost_ns);
 	return rc;
 }
 
