@@ -7,8 +7,10 @@ Cases (--case):
   verdicts   tests/fixtures/gatework.c (24 functions of steady work), 5 runs
              as base then 5 as head, not interleaved: the same build passes
              `self>10%`; w7 made three times as slow fires it and nothing
-             else does, with a significant estimate near +200%; one run a
-             side is inconclusive, and --inconclusive=fail exits 1.  At 99.9%
+             else does, with a significant estimate near +200%, and with
+             --function=^w7$ too, whose shift is still measured on every
+             function; one run a side is inconclusive, and
+             --inconclusive=fail exits 1.  At 99.9%
              confidence, so that a test run fails by chance (a false alarm
              in A/A, a miss in A/B) about once in a thousand, not once in
              twenty: bench/gate measures the default's rates
@@ -62,6 +64,15 @@ def case_verdicts(env):
     w7 = rows(doc, GATE_FUNCS)["w7"]["self"]["estimate"]
     if not w7["significant"] or not 100 < w7["change_pct"] < 400 or w7["low_pct"] <= 10:
         raise CheckFailed("w7's estimate: %s" % w7)
+    # --function shows and tests w7 alone; the machine's shift is still
+    # the whole program's (24 functions), not one function's (none)
+    doc, _ = env.diff_json(*sides_args(base, slow), "--fail-on=self>10%", "--function=^w7$",
+                           SURE, expect=1)
+    expect_fired(doc, {("self>10%", "w7")}, "w7 alone by --function")
+    if [r["function"] for r in doc["functions"]] != ["w7"] or \
+            not doc["shift"]["measured"] or doc["shift"]["functions"] < 20:
+        raise CheckFailed("--function=^w7$: functions %s, shift %s"
+                          % ([r["function"] for r in doc["functions"]], doc["shift"]))
     doc, p = env.diff_json(base[0], slow[0], "--fail-on=self>10%", expect=0)
     if doc["verdict"] != "inconclusive" or doc["fired"]:
         raise CheckFailed("one run a side: verdict %r, fired %s" % (doc["verdict"], doc["fired"]))

@@ -37,7 +37,8 @@ struct diff {
 	size_t nruns[2];
 	enum diff_side last;
 	struct diff_row *rows;
-	struct diff_row **sorted;
+	struct diff_row **sorted; /* the rows --function keeps */
+	size_t nshown;
 	double *vals; /* every row's per-run values, by metric and side */
 	struct diff_edge *edges;
 	struct diff_edge **edges_sorted;
@@ -101,8 +102,6 @@ int diff__add_function(struct diff *d, const char *name, const char *object, con
 		x[s] = (double)*(const uint64_t *)((const char *)row + diff_source_offsets[s]);
 		run->total[s] += x[s];
 	}
-	if (d->o.function && regexec(d->o.function, keys[0], 0, NULL, 0))
-		return 0;
 	if (!(v = diff_store__at(&d->fns, keys, run->slot)))
 		return -ENOMEM;
 	for (int s = 0; s < DIFF_NSOURCES; s++)
@@ -177,6 +176,7 @@ static void fill_row(struct diff *d, size_t i, double *vals, double *x)
 	r->name = diff_store__key(&d->fns, i, KEY_NAME);
 	r->object = diff_store__key(&d->fns, i, KEY_OBJECT);
 	r->group = diff_store__key(&d->fns, i, KEY_GROUP);
+	r->hidden = d->o.function && regexec(d->o.function, r->name, 0, NULL, 0);
 	for (int m = 0; m < DIFF_NMETRICS; m++) {
 		double *v = vals + (size_t)m * n;
 
@@ -240,7 +240,8 @@ static int build_rows(struct diff *d)
 	}
 	for (size_t i = 0; i < nf; i++) {
 		fill_row(d, i, d->vals + i * DIFF_NMETRICS * n, x);
-		d->sorted[i] = &d->rows[i];
+		if (!d->rows[i].hidden)
+			d->sorted[d->nshown++] = &d->rows[i];
 	}
 	for (size_t i = 0; i < ne; i++) {
 		fill_edge(d, i, x);
@@ -363,7 +364,7 @@ static int check_rows(const struct diff *d, char *err, size_t errlen)
 
 	for (size_t i = 0; i < n; i++)
 		both += d->rows[i].status != DIFF_NEW && d->rows[i].status != DIFF_GONE;
-	if (!n && d->o.function)
+	if (!d->nshown && d->o.function)
 		return snprintf(err, errlen, "diff: --function matches no function of the traces"),
 		       -EINVAL;
 	if (!both)
@@ -376,7 +377,6 @@ static int check_rows(const struct diff *d, char *err, size_t errlen)
 
 int diff__finish(struct diff *d, char *err, size_t errlen)
 {
-	size_t n = diff_store__n(&d->fns);
 	int rc;
 
 	if ((rc = diff_programs__check(&d->programs, err, errlen)) || (rc = build_rows(d)) ||
@@ -385,8 +385,8 @@ int diff__finish(struct diff *d, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 		return rc;
 	}
-	mark_shared_names(d, n);
-	qsort_r(d->sorted, n, sizeof(*d->sorted), cmp_rows, &d->o.sort);
+	mark_shared_names(d, d->nshown);
+	qsort_r(d->sorted, d->nshown, sizeof(*d->sorted), cmp_rows, &d->o.sort);
 	qsort(d->edges_sorted, diff_store__n(&d->paths), sizeof(*d->edges_sorted), cmp_edges);
 	return 0;
 }
@@ -442,7 +442,7 @@ const struct diff_summary *diff__summary(const struct diff *d)
 
 size_t diff__nrows(const struct diff *d)
 {
-	return diff_store__n(&d->fns);
+	return d->nshown;
 }
 
 const struct diff_row *diff__row(const struct diff *d, size_t i)

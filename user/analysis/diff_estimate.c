@@ -93,7 +93,7 @@ static void estimate(const struct diff_judge *j, size_t i, enum diff_metric m,
 	/* A change that reaches the floor leaves the function at least half
 	 * the floor on average: the others cannot fire, and are not counted
 	 * among the tests corrected for. */
-	e->tested = arith_mean(j, r, def->size_of) >= floor_ns / 2;
+	e->tested = !r->hidden && arith_mean(j, r, def->size_of) >= floor_ns / 2;
 }
 
 /* Student's t on the log ratio: the run-to-run variance var (df1 degrees

@@ -65,8 +65,11 @@ struct diff_row {
 	struct diff_estimate est[DIFF_NMETRICS]; /* time metrics */
 	bool calls_agree[2];			 /* every run of the side had one count */
 	bool shared_name;			 /* another object has a function of this name */
-	uint64_t fired;				 /* bit i: rule i fired on this row */
-	uint64_t unsure;			 /* bit i: rule i is inconclusive on this row */
+	/* Left out by --function: it only helps measure the shared shift,
+	 * which is the whole program's, and is neither tested nor shown. */
+	bool hidden;
+	uint64_t fired;	 /* bit i: rule i fired on this row */
+	uint64_t unsure; /* bit i: rule i is inconclusive on this row */
 };
 
 /* Calls over one caller -> callee path (report's edges); a caller "[root]"

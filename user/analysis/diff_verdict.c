@@ -161,7 +161,7 @@ static void judge_rows(struct ctx *c, size_t k)
 		size_t at = time ? member(c, i) : c->nfamily;
 		enum call call;
 
-		if (!diff_rule__matches(rule, r->name))
+		if (r->hidden || !diff_rule__matches(rule, r->name))
 			continue;
 		call = time ? time_call(c, rule, r, m, at < c->nfamily && c->pass[at],
 					at < c->nfamily && c->hint[at])
