@@ -27,10 +27,11 @@ Cases (--case):
              else; on-CPU medians are at most the wall ones, and main's
              self time less its cpu-self is at least its 1 ms of sleep
              (less 10%); the table and markdown have the on-CPU columns.
-             Two base runs recorded --no-sched among them: the same rules
-             fire, and a note names the runs without switches; every run
-             --no-sched: no on-CPU columns, cpu-self is self time, the
-             rules fire on the same functions, and a note says so
+             Two base runs recorded --no-sched among them (their stats say
+             no_sched=1, the others 0): the same rules fire, and a note
+             counts the runs recorded so; every run --no-sched: no on-CPU
+             columns, cpu-self is self time, the rules fire on the same
+             functions, and a note says so
 Python 3 standard library only (plus cmark-gfm for markdown).
 """
 
@@ -134,6 +135,9 @@ def case_cpu(env):
     if not all(r["stats"]["switches"] > 0 for r in runs):
         raise CheckFailed("default recordings without scheduler switches: %s"
                           % [r["stats"] for r in runs])
+    if any(r["stats"]["no_sched"] for r in runs) or any("--no-sched" in n for n in doc["notes"]):
+        raise CheckFailed("default recordings taken for --no-sched ones: %s, notes %s"
+                          % ([r["stats"] for r in runs], doc["notes"]))
     expect_fired(doc, CPU_FIRED, "on-CPU rules")
     check_counts(env, doc, names=CPU_FUNCS)
     est = rows(doc, CPU_FUNCS)["slow"]["cpu-self"]["estimate"]
@@ -161,7 +165,9 @@ def case_cpu(env):
                for i in range(5)]
     doc, _ = env.diff_json(*sides_args(nosched[:2] + base[:3], head), *CPU_RULES, expect=1)
     expect_fired(doc, CPU_FIRED, "on-CPU rules, runs with and without switches")
-    if not any("2 of the 10 runs have no scheduler switches" in n for n in doc["notes"]):
+    if [r["stats"]["no_sched"] for r in doc["runs"]["base"]] != [1, 1, 0, 0, 0]:
+        raise CheckFailed("no_sched in the base runs' stats: %s" % doc["runs"]["base"])
+    if not any("2 of the 10 runs were recorded with --no-sched" in n for n in doc["notes"]):
         raise CheckFailed("no note on the runs without switches: %s" % doc["notes"])
     heads = [env.record("head", "nosched-head-%d" % i, extra=["--no-sched"], nap=True)
              for i in range(5)]
@@ -171,7 +177,7 @@ def case_cpu(env):
     for name, r in rows(doc, CPU_FUNCS).items():
         if r["cpu-self"]["base"] != r["self"]["base"] or r["cpu"]["head"] != r["total"]["head"]:
             raise CheckFailed("%s: without switches on-CPU is wall time: %s" % (name, r))
-    if not any("no run has scheduler switches" in n for n in doc["notes"]):
+    if not any("every run was recorded with --no-sched" in n for n in doc["notes"]):
         raise CheckFailed("no note on runs without switches: %s" % doc["notes"])
     table = env.diff(*args, expect=1).stdout
     if table_titles(table) != ["CALLS", "SELF", "TOTAL", "AVG"]:

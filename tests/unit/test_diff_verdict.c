@@ -88,7 +88,7 @@ struct setup {
 	uint64_t lost;	 /* ring-buffer drops in the first base run */
 	bool other_head; /* head runs of another program */
 	double waits;	 /* function 0 in head: off the CPU this share of its time more */
-	bool nosched;	 /* the first base run has no scheduler switches */
+	bool nosched;	 /* the first base run was recorded with --no-sched */
 };
 
 static struct diff_rule *rules_buf[8];
@@ -100,7 +100,8 @@ static void add_run(struct diff *d, const struct program *p, const struct setup 
 {
 	struct trace_stats st = { .events = 1000,
 				  .ringbuf_drops = side || k ? 0 : s->lost,
-				  .switches = !side && !k && s->nosched ? 0 : 100 };
+				  .switches = !side && !k && s->nosched ? 0 : 100,
+				  .no_sched = !side && !k && s->nosched };
 	double shared = exp(0.05 * normal()) * (side ? 1 + s->drift : 1);
 	char name[32];
 
@@ -303,7 +304,7 @@ static void test_cpu(void **state)
 	d = compare(&p, &s, &rc);
 	assert_int_equal(rc, 0);
 	assert_int_equal(row_named(d, "f0")->fired, 1);
-	want = "1 of the 10 runs have no scheduler switches";
+	want = "1 of the 10 runs were recorded with --no-sched";
 	diff__notes(d, note_found, &want);
 	assert_null(want);
 	diff__free(d);

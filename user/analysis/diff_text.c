@@ -88,14 +88,30 @@ size_t diff_text__shown(const struct diff *d, size_t top)
 	return top && top < diff__nrows(d) ? top : diff__nrows(d);
 }
 
-size_t diff_text__nsched(const struct diff *d)
+/* Runs of both sides whose stats have a nonzero field. */
+static size_t nruns_with(const struct diff *d, const uint64_t *(*field)(const struct trace_stats *))
 {
 	size_t n = 0;
 
 	for (int s = 0; s < 2; s++)
 		for (size_t k = 0; k < diff__nruns(d, (enum diff_side)s); k++)
-			n += diff__stats(d, (enum diff_side)s, k)->switches > 0;
+			n += *field(diff__stats(d, (enum diff_side)s, k)) != 0;
 	return n;
+}
+
+static const uint64_t *switches_of(const struct trace_stats *st)
+{
+	return &st->switches;
+}
+
+static const uint64_t *no_sched_of(const struct trace_stats *st)
+{
+	return &st->no_sched;
+}
+
+size_t diff_text__nsched(const struct diff *d)
+{
+	return nruns_with(d, switches_of);
 }
 
 int diff_text__columns(const struct diff *d, enum diff_metric cols[DIFF_NMETRICS])
@@ -222,26 +238,25 @@ static bool cpu_rules(const struct diff_opts *o)
 }
 
 /* On-CPU times of a run without scheduler switches are its wall times:
- * right when its threads never left a CPU, not when it was recorded
- * without them.  A trace does not say which, so this is a note. */
+ * right when its threads never left a CPU (a run at real-time priority
+ * that never blocks has none), not when it was recorded without them,
+ * which its stats say (no_sched).  Only the second is worth a note. */
 static void note_sched(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
 {
-	size_t n = diff__nruns(d, DIFF_BASE) + diff__nruns(d, DIFF_HEAD),
-	       with = diff_text__nsched(d);
+	size_t n = diff__nruns(d, DIFF_BASE) + diff__nruns(d, DIFF_HEAD);
+	size_t off = nruns_with(d, no_sched_of);
 	char buf[512];
 
-	if (with && with < n)
+	if (off && off < n)
 		snprintf(buf, sizeof(buf),
-			 "%zu of the %zu runs have no scheduler switches: their on-CPU times are "
-			 "their wall times, which is right if their threads never left a CPU, "
-			 "not if they were recorded with --no-sched or by an older sledtrace "
-			 "(then cpu and cpu-self compare unlike figures: record every run alike)",
-			 n - with, n);
-	else if (!with && cpu_rules(diff__opts(d)))
+			 "%zu of the %zu runs were recorded with --no-sched: their on-CPU times "
+			 "are their wall times, and cpu and cpu-self compare unlike figures "
+			 "(record every run alike)",
+			 off, n);
+	else if (off && cpu_rules(diff__opts(d)))
 		snprintf(buf, sizeof(buf),
-			 "no run has scheduler switches (their threads never left a CPU, or they "
-			 "were recorded with --no-sched): on-CPU times are wall times, and the cpu "
-			 "and cpu-self rules judge total and self time");
+			 "every run was recorded with --no-sched: on-CPU times are wall times, and "
+			 "the cpu and cpu-self rules judge total and self time");
 	else
 		return;
 	fn(ctx, buf);

@@ -496,6 +496,7 @@ int record__finish(struct record *r)
 
 	st.ringbuf_drops = counter(r, SLED_CTR_DROPS);
 	st.switch_drops = counter(r, SLED_CTR_SWITCH_DROPS);
+	st.no_sched = r->opts->no_sched;
 	st.gated_out = counter(r, SLED_CTR_GATED);
 	/* the calls the kernel left out; the collector's filter adds those it
 	 * decided itself (frame_filter.c) */
