@@ -3,7 +3,7 @@
 """check_kfilter.py: `record --min-duration` and `--max-depth` leave calls
 out in the kernel, so what they drop never becomes an event.
 
-  1. durations under --min-duration=2500us and depth_limit under --max-depth=N
+  1. durations (naps of 50 ms) under --min-duration=25ms and depth_limit under --max-depth=N
      (exit sleds, no switch records: nothing else makes the kernel write a
      call early): the trace's `events` are exactly two per call the
      fixture counts as kept plus its thread's exit, where the run without
@@ -159,7 +159,7 @@ def main():
     args = ap.parse_args()
     try:
         with tempfile.TemporaryDirectory(prefix="sledtrace-kfilter-") as tmp:
-            check_exact(args, tmp, "durations", [args.durations], "--min-duration=2500us",
+            check_exact(args, tmp, "durations", [args.durations, "50"], "--min-duration=25ms",
                         "short_dropped")
             for depth in ("1", "2", "50"):
                 check_exact(args, tmp, "depth_limit-" + depth, [args.depth_limit, depth],
