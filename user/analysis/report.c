@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "analysis/report_int.h"
-#include "model/thread_slots.h"
 #include "model/probe_comp.h"
+#include "model/thread_slots.h"
 
 static int grow(void **p, size_t *n, size_t need, size_t size)
 {

@@ -29,10 +29,10 @@
 
 #include "format/perfetto/perfetto_reader.h"
 #include "format/perfetto/perfetto_writer.h"
+#include "model/probe_comp.h"
 #include "model/trace_stats.h"
 #include "perfetto_trace.pb-c.h"
 #include "util/fd_io.h"
-#include "model/probe_comp.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
 
@@ -181,7 +181,7 @@ static bool cost_from_tail(int fd, uint64_t *cost)
 		perfetto__protos__trace_packet__free_unpacked(pkt, NULL);
 	free(last.p);
 	free(chunk.p);
-	*cost = comp__cost(st.probe_cost_ns);
+	*cost = st.probe_cost_ns;
 	return found && st.probe_cost_ns;
 }
 
@@ -209,7 +209,7 @@ static int cost_from_calls(int fd, const char *name, uint64_t *cost, char *err, 
 		return -errno;
 	}
 	rc = perfetto_reader__read_fd(dfd, name, &sink, err, errlen);
-	*cost = comp__cost(st.probe_cost_ns);
+	*cost = st.probe_cost_ns;
 	return rc;
 }
 
@@ -246,7 +246,8 @@ static int rereadable(int *fd, const char *name, char *err, size_t errlen)
 }
 
 /* As perfetto_reader__read_fd (fd is closed), with sink->ops->probe_cost
- * called before anything else. */
+ * called before anything else, with the cost the trace's shortest leaf
+ * stands for (model/probe_comp.h: none when it did real work). */
 static int read_twice(int fd, const char *name, const struct frame_sink *sink, char *err,
 		      size_t errlen)
 {
@@ -255,7 +256,7 @@ static int read_twice(int fd, const char *name, const struct frame_sink *sink, c
 
 	if (!rc && !cost_from_tail(fd, &cost))
 		rc = cost_from_calls(fd, name, &cost, err, errlen);
-	if (!rc && (rc = sink->ops->probe_cost(sink->ctx, cost)))
+	if (!rc && (rc = sink->ops->probe_cost(sink->ctx, comp__cost(cost))))
 		snprintf(err, errlen, "%s: %s", name, strerror(-rc));
 	if (!rc && lseek(fd, 0, SEEK_SET)) {
 		rc = -errno;
