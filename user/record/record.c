@@ -306,9 +306,10 @@ static int queue_and_attach(struct record *r)
 	t0 = record__now_ns();
 	ret = attacher__attach(r->att, err, sizeof(err));
 	r->attach_ns = record__now_ns() - t0;
-	/* A target that exits meanwhile takes its map_files links with it:
-	 * say that, not which link failed. */
-	if (ret == -ESRCH && r->targets.n)
+	/* A target that exits meanwhile takes its map_files links with it
+	 * (ESRCH once its memory is gone, ENOENT once the mapping is): say
+	 * that, not which link failed.  A live target keeps the error. */
+	if ((ret == -ESRCH || ret == -ENOENT) && r->targets.n)
 		targets__check_exiting(&r->targets, 500, err, sizeof(err));
 	else if (ret && r->targets.n)
 		targets__check_alive(&r->targets, err, sizeof(err));

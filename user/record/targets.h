@@ -26,9 +26,10 @@ int targets__discover(struct targets *t, struct object_set *s, bool follow, char
 		      size_t errlen);
 /* -ESRCH, with err naming it, when a target has exited by now. */
 int targets__check_alive(const struct targets *t, char *err, size_t errlen);
-/* The same after an attach failed with ESRCH: a target that is exiting
- * has lost its memory (so its map_files links fail) before it counts as
- * exited, so this waits up to wait_ms for the exit to complete. */
+/* The same after an attach failed with ESRCH or ENOENT: a target that is
+ * exiting has lost its memory or mappings (so its map_files links fail)
+ * before it counts as exited, so this waits up to wait_ms for the exit to
+ * complete. */
 int targets__check_exiting(const struct targets *t, int wait_ms, char *err, size_t errlen);
 /* How many targets are still running. */
 size_t targets__alive(const struct targets *t);
