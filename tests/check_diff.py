@@ -358,7 +358,7 @@ def check_csv(env, text, doc):
                                               "head_mad")]
         if m != "calls":
             want += ["%s_%s" % (m, p) for p in ("est_pct", "low_pct", "high_pct", "p")]
-    want += ["times"]
+    want += ["times", "uncleared"]
     if reader.fieldnames != want:
         raise CheckFailed("CSV header is %s" % reader.fieldnames)
     got = {r["function"]: r for r in reader}
@@ -369,7 +369,8 @@ def check_csv(env, text, doc):
             if int(r["calls_" + side]) != env.counts[side][name]:
                 raise CheckFailed("CSV %s calls_%s %s" % (name, side, r["calls_" + side]))
         j = rows(doc)[name]
-        if float(r["self_head"]) != j["self"]["head"]["median"] or r["times"] != doc["times"]:
+        if (float(r["self_head"]) != j["self"]["head"]["median"] or r["times"] != doc["times"]
+                or r["uncleared"] != ";".join(j["uncleared"])):
             raise CheckFailed("CSV and JSON disagree on %s" % name)
     if got["hot"]["fired"] != "calls>0%" or got["slow"]["fired"] != "self>200%":
         raise CheckFailed("CSV fired columns: hot %r, slow %r"

@@ -9,7 +9,10 @@ Cases (--case):
              `self>10%`; w7 made three times as slow fires it and nothing
              else does, with a significant estimate near +200%, and with
              --function=^w7$ too, whose shift is still measured on every
-             function; one run a side is inconclusive, and
+             function; `self>0.5%` with no floor, which 5 runs of ~3% noise
+             cannot clear, does not fire and lists the functions it does
+             not clear, alike in JSON, CSV, the table and the markdown;
+             one run a side is inconclusive, and
              --inconclusive=fail exits 1.  At 99.9%
              confidence, so that a test run fails by chance (a false alarm
              in A/A, a miss in A/B) about once in a thousand, not once in
@@ -35,6 +38,8 @@ Cases (--case):
 Python 3 standard library only (plus cmark-gfm for markdown).
 """
 
+import csv
+import io
 import sys
 
 from check_diff import (GATE_FUNCS, CheckFailed, check_counts, expect_fired, main,
@@ -51,6 +56,37 @@ def gate_sides(env, nbase, nhead, head_build):
 SURE = "--confidence=99.9%"
 
 
+def check_uncleared(env, base, same):
+    """A rule finer than the runs' noise: a pass that does not clear."""
+    args = sides_args(base, same) + ["--fail-on=self>0.5%", "--noise-floor=0%", SURE]
+    doc, _ = env.diff_json(*args, expect=0)
+    named = [r for r in doc["functions"] if "self>0.5%" in r["uncleared"]]
+    if doc["fired"] or not named or doc["rules"][0]["uncleared"] != len(named):
+        raise CheckFailed("self>0.5%%: fired %s, not cleared %s, counted %s"
+                          % (doc["fired"], [r["function"] for r in named], doc["rules"]))
+    for r in named:
+        est = r["self"]["estimate"]
+        if r["fired"] or r["inconclusive"] or not est["tested"] or est["high_pct"] <= 0.5:
+            raise CheckFailed("%s is not cleared, yet: %s" % (r["function"], r))
+    text = env.diff("--format=csv", *args, expect=0).stdout
+    csv_named = {r["function"] for r in csv.DictReader(io.StringIO(text, newline=""))
+                 if r["uncleared"] == "self>0.5%"}
+    table = env.diff(*args, expect=0).stdout
+    markdown = env.diff(*args, "--format=markdown", expect=0).stdout
+    note = "self>0.5%%: a pass does not clear %d functions" % len(named)
+    if len(named) == 1:
+        note = "self>0.5%: a pass does not clear " + named[0]["function"]
+    if csv_named != {r["function"] for r in named} or note not in table or note not in markdown:
+        raise CheckFailed("not cleared: JSON %s, CSV %s; %r in the table: %s, the markdown: %s"
+                          % ([r["function"] for r in named], sorted(csv_named), note,
+                             note in table, note in markdown))
+    if doc["verdict"] == "pass" and ("too noisy to clear" not in table or
+                                     "too noisy to clear" not in markdown):
+        raise CheckFailed("the pass does not say what it did not clear:\n" + table)
+    print("self>0.5%% passes without clearing %d of %d functions"
+          % (len(named), len(doc["functions"])))
+
+
 def case_verdicts(env):
     base, same = gate_sides(env, 5, 5, "gbase")
     doc, _ = env.diff_json(*sides_args(base, same), "--fail-on=self>10%", "--fail-on=calls>0%",
@@ -58,6 +94,7 @@ def case_verdicts(env):
     if doc["fired"] or doc["verdict"] == "fail" or not doc["shift"]["measured"]:
         raise CheckFailed("A/A: verdict %r, fired %s, shift %s" % (doc["verdict"], doc["fired"],
                                                                   doc["shift"]))
+    check_uncleared(env, base, same)
     _, slow = gate_sides(env, 0, 5, "gslow")
     doc, _ = env.diff_json(*sides_args(base, slow), "--fail-on=self>10%", "--fail-on=calls>0%",
                            SURE, expect=1)

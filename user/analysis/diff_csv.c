@@ -28,7 +28,7 @@ static void csv_header(FILE *f)
 		for (size_t p = 0; diff_metrics[m].kind == DIFF_KIND_TIME && p < NEST; p++)
 			fprintf(f, ",%s_%s", diff_metrics[m].name, est_parts[p]);
 	}
-	fputs(",times\r\n", f);
+	fputs(",times,uncleared\r\n", f);
 }
 
 static void csv_num(double v, FILE *f)
@@ -80,7 +80,9 @@ static void csv_row(const struct diff *d, const struct diff_row *r, FILE *f)
 	for (int m = 0; m < DIFF_NMETRICS; m++)
 		csv_metric(r, (enum diff_metric)m, f);
 	/* which times: a column, so that any CSV reader keeps it with the rows */
-	fprintf(f, ",%s\r\n", report__times_name(diff__opts(d)->times));
+	fprintf(f, ",%s", report__times_name(diff__opts(d)->times));
+	csv_rules(d, r->uncleared, f);
+	fputs("\r\n", f);
 }
 
 int diff__print_csv(const struct diff *d, const struct diff_print_opts *o, FILE *f)

@@ -84,8 +84,10 @@ static void estimate(const struct diff_judge *j, size_t i, enum diff_metric m,
 	for (size_t k = 0; k < n; k++)
 		y[k] = log(diff_judge__value(j, r, m, k)) - c[k];
 	e->ratio = exp(diff_stats__mean(y + nb, j->nruns[DIFF_HEAD]) - diff_stats__mean(y, nb));
-	e->change_ns = (e->ratio - 1) * geo_mean_base(j, r, m);
-	e->size_ns = fabs(e->ratio - 1) * geo_mean_base(j, r, def->size_of);
+	e->base_ns = geo_mean_base(j, r, m);
+	e->base_size_ns = geo_mean_base(j, r, def->size_of);
+	e->change_ns = (e->ratio - 1) * e->base_ns;
+	e->size_ns = fabs(e->ratio - 1) * e->base_size_ns;
 	if (nb < 2 || j->nruns[DIFF_HEAD] < 2)
 		return;
 	e->sd = sqrt(pooled_var(j, y));
@@ -231,12 +233,37 @@ int diff_estimate__rows(const struct diff_judge *j, struct diff_summary *sum)
 	return rc;
 }
 
-/* One-sided, at the degrees of freedom of n runs a side alone. */
-static bool decides(const struct diff_estimate *e, size_t n, double alpha)
+/* Whether a change to ratio is significant one-sided at alpha with n runs
+ * a side, at their degrees of freedom alone, if the noise of one run stays
+ * as it is: the shift's error, measured with nruns, shrinks as the runs'
+ * (it is a median of the functions' changes between the sides). */
+static bool decides(const struct diff_estimate *e, double ratio, size_t nruns, size_t n,
+		    double alpha)
 {
-	double se = sqrt(e->sd * e->sd * 2.0 / (double)n + e->shift_var);
+	double se = sqrt((e->sd * e->sd * 2.0 + e->shift_var * (double)nruns) / (double)n);
 
-	return fabs(log(e->ratio)) >= diff_stats__t_isf(alpha, 2.0 * (double)n - 2) * se;
+	return fabs(log(ratio)) >= diff_stats__t_isf(alpha, 2.0 * (double)n - 2) * se;
+}
+
+/* The first n from nruns on that decides; 0 when not even
+ * DIFF_MAX_RUNS_NEEDED would. */
+static unsigned first_deciding(const struct diff_estimate *e, double ratio, size_t nruns,
+			       double alpha)
+{
+	size_t lo = nruns < 2 ? 2 : nruns, hi = DIFF_MAX_RUNS_NEEDED;
+
+	if (isnan(ratio) || !(ratio > 0) || ratio == 1 || isnan(e->sd) ||
+	    !decides(e, ratio, nruns, hi, alpha))
+		return 0;
+	while (lo < hi) { /* deciding only gets easier with more runs */
+		size_t mid = (lo + hi) / 2;
+
+		if (decides(e, ratio, nruns, mid, alpha))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return (unsigned)lo;
 }
 
 unsigned diff_estimate__runs_needed(const struct diff_estimate *e, size_t nruns, double q,
@@ -244,17 +271,13 @@ unsigned diff_estimate__runs_needed(const struct diff_estimate *e, size_t nruns,
 {
 	/* The next function to become significant must reach rank nsig + 1. */
 	double alpha = q * (double)(nsig + 1) / (double)(ntested > nsig ? ntested : nsig + 1);
-	size_t lo = nruns < 2 ? 2 : nruns, hi = DIFF_MAX_RUNS_NEEDED;
 
-	if (isnan(e->ratio) || isnan(e->sd) || e->ratio == 1 || !decides(e, hi, alpha))
-		return 0;
-	while (lo < hi) { /* the first n that decides: deciding only gets easier */
-		size_t mid = (lo + hi) / 2;
+	return first_deciding(e, e->ratio, nruns, alpha);
+}
 
-		if (decides(e, mid, alpha))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return (unsigned)lo;
+unsigned diff_estimate__runs_to_see(const struct diff_estimate *e, double ratio, size_t nruns,
+				    double q, size_t ntested)
+{
+	/* alone among ntested, it must pass Benjamini-Hochberg's first rank */
+	return first_deciding(e, ratio, nruns, q / (double)(ntested ? ntested : 1));
 }

@@ -26,5 +26,10 @@ int diff_estimate__rows(const struct diff_judge *j, struct diff_summary *sum);
  * are; 0 when more than DIFF_MAX_RUNS_NEEDED. */
 unsigned diff_estimate__runs_needed(const struct diff_estimate *e, size_t nruns, double q,
 				    size_t nsig, size_t ntested);
+/* Runs per side that would make a change of e's function to ratio
+ * significant alone among ntested at q, with e's noise; 0 when more than
+ * DIFF_MAX_RUNS_NEEDED. */
+unsigned diff_estimate__runs_to_see(const struct diff_estimate *e, double ratio, size_t nruns,
+				    double q, size_t ntested);
 
 #endif

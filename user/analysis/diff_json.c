@@ -114,6 +114,8 @@ static void json_function(const struct diff *d, const struct diff_row *r, FILE *
 	json_rule_list(d, r->fired, f);
 	fputs(", \"inconclusive\": ", f);
 	json_rule_list(d, r->unsure, f);
+	fputs(", \"uncleared\": ", f);
+	json_rule_list(d, r->uncleared, f);
 	fprintf(f, ", \"calls_agree\": {\"base\": %s, \"head\": %s}",
 		r->calls_agree[0] ? "true" : "false", r->calls_agree[1] ? "true" : "false");
 	for (int m = 0; m < DIFF_NMETRICS; m++)
@@ -232,9 +234,10 @@ static void json_rules(const struct diff *d, FILE *f)
 	for (size_t k = 0; k < o->nrules; k++) {
 		fputs(k ? ", {\"rule\": " : "{\"rule\": ", f);
 		text_out__json(f, diff_rule__text(o->rules[k]));
-		fprintf(f, ", \"fired\": %s, \"inconclusive\": %s}",
+		fprintf(f, ", \"fired\": %s, \"inconclusive\": %s, \"uncleared\": %zu}",
 			fired & (1ULL << k) ? "true" : "false",
-			unsure & (1ULL << k) ? "true" : "false");
+			unsure & (1ULL << k) ? "true" : "false",
+			diff__summary(d)->uncleared[k].functions);
 	}
 	fputs("],\n", f);
 }

@@ -189,6 +189,11 @@ static void md_heading(const struct diff *d, size_t nmatter, FILE *f)
 		fprintf(f, "### ❌ sledtrace diff: %d of %zu rules fired\n\n", fired, o->nrules);
 	else if (s->verdict == DIFF_INCONCLUSIVE)
 		fprintf(f, "### ⚠️ sledtrace diff: inconclusive (%zu rules)\n\n", o->nrules);
+	else if (diff_text__uncleared(d))
+		fprintf(f,
+			"### ✅ sledtrace diff: no rule fired (%zu rules; %zu functions too noisy to "
+			"clear)\n\n",
+			o->nrules, diff_text__uncleared(d));
 	else
 		fprintf(f, "### ✅ sledtrace diff: no rule fired (%zu rules)\n\n", o->nrules);
 	for (size_t i = 0; i < s->nreasons; i++)

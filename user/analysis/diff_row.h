@@ -48,6 +48,8 @@ struct diff_estimate {
 	double shift_var;     /* the variance the shared shift's estimate adds */
 	double change_ns;     /* (ratio - 1) x the base's geometric mean */
 	double size_ns;	      /* |ratio - 1| x the function's time (diff_metric size_of) */
+	double base_ns;	      /* the base's geometric mean */
+	double base_size_ns;  /* the same of the function's time (size_of) */
 	bool significant;     /* after Benjamini-Hochberg over the functions tested */
 	unsigned runs_needed; /* runs per side that would make it significant; 0: > 99 */
 };
@@ -70,6 +72,9 @@ struct diff_row {
 	bool hidden;
 	uint64_t fired;	 /* bit i: rule i fired on this row */
 	uint64_t unsure; /* bit i: rule i is inconclusive on this row */
+	/* bit i: time rule i neither fired nor hesitated, but the interval of
+	 * the change reaches past its threshold: a pass does not clear it */
+	uint64_t uncleared;
 };
 
 /* Calls over one caller -> callee path (report's edges); a caller "[root]"
@@ -91,6 +96,14 @@ struct diff_shift_summary {
 	double var;   /* the variance of its logarithm's estimate */
 };
 
+/* The functions a time rule's pass does not clear (diff_row.uncleared). */
+struct diff_uncleared {
+	size_t functions;
+	double base_ns;		    /* their base time together */
+	const struct diff_row *top; /* the one with the most base time */
+	unsigned runs_to_see;	    /* per side, to see the threshold in top; 0: > 99 */
+};
+
 /* The comparison as a whole (diff_verdict.c). */
 struct diff_summary {
 	enum diff_verdict verdict;
@@ -103,7 +116,8 @@ struct diff_summary {
 	 * noise floor of a time metric is a share of its basis's. */
 	double run_total_ns[DIFF_NSOURCES];
 	unsigned runs_needed; /* per side, for the inconclusive rows; 0: unknown */
-	char **reasons;	      /* why inconclusive, one line each */
+	struct diff_uncleared uncleared[DIFF_MAX_RULES]; /* by rule */
+	char **reasons;					 /* why inconclusive, one line each */
 	size_t nreasons;
 };
 

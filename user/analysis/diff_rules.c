@@ -201,3 +201,10 @@ bool diff_rule__passes(const struct diff_rule *r, double change, double change_p
 
 	return !isnan(v) && compare(r->op, v, r->threshold);
 }
+
+double diff_rule__threshold_ratio(const struct diff_rule *r, double base)
+{
+	double ratio = r->percent ? 1 + r->threshold / 100 : 1 + r->threshold / base;
+
+	return ratio > 0 && isfinite(ratio) ? ratio : NAN;
+}

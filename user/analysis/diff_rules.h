@@ -39,5 +39,8 @@ bool diff_rule__matches(const struct diff_rule *r, const char *name);
 /* Whether a change passes the threshold: change_pct against a % threshold
  * (+-INFINITY for a function new or gone), else the absolute change. */
 bool diff_rule__passes(const struct diff_rule *r, double change, double change_pct);
+/* head / base at the threshold, for a base of base (absolute thresholds);
+ * NAN where no positive ratio is (a fall of 100% or more). */
+double diff_rule__threshold_ratio(const struct diff_rule *r, double base);
 
 #endif

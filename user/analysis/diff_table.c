@@ -246,7 +246,11 @@ static void print_verdict(const struct diff *d, const struct diff_print_opts *po
 	diff__notes(d, note_line, &w);
 	if (!o->nrules)
 		return;
-	if (s->verdict == DIFF_PASS)
+	if (s->verdict == DIFF_PASS && diff_text__uncleared(d))
+		fprintf(f,
+			"PASS: no rule fired; %zu function%s too noisy to clear (the note above)\n",
+			diff_text__uncleared(d), diff_text__uncleared(d) == 1 ? " is" : "s are");
+	else if (s->verdict == DIFF_PASS)
 		fprintf(f, "PASS: no rule fired\n");
 	else if (s->verdict == DIFF_FAIL)
 		fprintf(f, "FAIL: %d of %zu rules fired\n", popcount64(diff__fired(d)), o->nrules);

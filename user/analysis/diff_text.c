@@ -279,6 +279,67 @@ static void note_objects(const struct diff *d, void (*fn)(void *, const char *),
 	}
 }
 
+size_t diff_text__uncleared(const struct diff *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < diff__nrows(d); i++)
+		n += diff__row(d, i)->uncleared != 0;
+	return n;
+}
+
+/* Where a pass is blind: the functions each time rule could not clear,
+ * and what it would take to see the threshold in the largest of them. */
+static void note_uncleared(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	const struct diff_opts *o = diff__opts(d);
+	const struct diff_summary *s = diff__summary(d);
+	char buf[1408], label[512], whose[1024], see[160];
+
+	for (size_t k = 0; k < o->nrules; k++) {
+		const struct diff_uncleared *u = &s->uncleared[k];
+		const struct diff_rule *rule = o->rules[k];
+		enum diff_metric m = (enum diff_metric)diff_rule__metric(rule);
+		const struct diff_estimate *e;
+		double total, bound, at;
+
+		if (!u->functions)
+			continue;
+		e = &u->top->est[m];
+		total = s->run_total_ns[diff_metric__basis(m)];
+		bound = diff_rule__upward(rule) ? e->hi : e->lo;
+		at = diff_rule__threshold_ratio(rule, e->base_ns);
+		diff_row__label(u->top, label, sizeof(label));
+		if (u->runs_to_see)
+			snprintf(see, sizeof(see), "about %u runs per side would see %+.3g%% in it",
+				 u->runs_to_see, 100 * (at - 1));
+		else
+			snprintf(see, sizeof(see),
+				 "more than %d runs per side would be needed to see "
+				 "%+.3g%% in it",
+				 DIFF_MAX_RUNS_NEEDED, 100 * (at - 1));
+		snprintf(whose, sizeof(whose),
+			 "%s%s (%.1f%% of the run): the %.0f%% interval of its "
+			 "change reaches %+.1f%%; %s",
+			 u->functions > 1 ? "the largest, " : "", label, 100 * e->base_ns / total,
+			 100 * o->confidence, 100 * (bound - 1), see);
+		if (u->functions == 1)
+			snprintf(buf, sizeof(buf),
+				 "%s: a pass does not clear %s: its runs are too "
+				 "noisy to rule out a change past the threshold",
+				 diff_rule__text(rule), whose);
+		else
+			snprintf(
+				buf, sizeof(buf),
+				"%s: a pass does not clear %zu functions holding "
+				"%.1f%% of the run, whose runs are too noisy to rule out a change past "
+				"the threshold; %s",
+				diff_rule__text(rule), u->functions, 100 * u->base_ns / total,
+				whose);
+		fn(ctx, buf);
+	}
+}
+
 void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), void *ctx)
 {
 	note_losses(d, fn, ctx);
@@ -286,6 +347,7 @@ void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), 
 	note_sched(d, fn, ctx);
 	note_shift(d, fn, ctx);
 	note_counts(d, fn, ctx);
+	note_uncleared(d, fn, ctx);
 }
 
 /* ---- findings ---- */

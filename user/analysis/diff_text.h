@@ -35,8 +35,12 @@ int diff_text__columns(const struct diff *d, enum diff_metric cols[DIFF_NMETRICS
  * on-CPU columns show. */
 const char *diff_text__floor(const struct diff *d, char *buf, size_t n);
 
+/* How many functions a time rule's pass does not clear (diff_row.h). */
+size_t diff_text__uncleared(const struct diff *d);
+
 /* Calls fn once per note: lost events, counts that differ within a side,
- * the shared shift, objects only one side has. */
+ * the shared shift, objects only one side has, what a pass does not
+ * clear. */
 void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), void *ctx);
 
 /* A rule's verdict on one function or path, for every format. */

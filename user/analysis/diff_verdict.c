@@ -121,6 +121,41 @@ static void note_unsure_time(struct ctx *c, const struct diff_row *r, enum diff_
 		c->runs_needed = need;
 }
 
+/* A function the rule neither fired nor hesitated on is cleared only when
+ * the end of its change's interval in the rule's direction would not have
+ * fired either: otherwise its runs are too noisy to rule out a change past
+ * the threshold, and a pass says nothing of it (docs/diff.md, "What a
+ * pass clears"). */
+static bool uncleared(const struct ctx *c, const struct diff_rule *rule, const struct diff_row *r,
+		      enum diff_metric m)
+{
+	const struct diff_estimate *e = &r->est[m];
+	double bound = diff_rule__upward(rule) ? e->hi : e->lo;
+	double change_ns = (bound - 1) * e->base_ns;
+
+	if (!e->tested || isnan(bound) || r->status == DIFF_NEW || r->status == DIFF_GONE)
+		return false;
+	return diff_rule__passes(rule, change_ns, 100 * (bound - 1)) &&
+	       fabs(bound - 1) * e->base_size_ns >= c->floor_ns[m] &&
+	       fabs(change_ns) >= (double)c->j->o->min_time_ns;
+}
+
+static void note_uncleared(struct ctx *c, size_t k, const struct diff_row *r, enum diff_metric m)
+{
+	const struct diff_rule *rule = c->j->o->rules[k];
+	struct diff_uncleared *u = &c->sum->uncleared[k];
+	size_t n = c->j->nruns[0] > c->j->nruns[1] ? c->j->nruns[0] : c->j->nruns[1];
+
+	u->functions++;
+	u->base_ns += r->est[m].base_ns;
+	if (u->top && u->top->est[m].base_ns >= r->est[m].base_ns)
+		return;
+	u->top = r;
+	u->runs_to_see = diff_estimate__runs_to_see(
+		&r->est[m], diff_rule__threshold_ratio(rule, r->est[m].base_ns), n, c->q,
+		c->nfamily);
+}
+
 /* The rule's family: the tested functions its regex matches, their
  * one-sided p-values corrected together. */
 static void family(struct ctx *c, const struct diff_rule *rule, enum diff_metric m)
@@ -170,6 +205,10 @@ static void judge_rows(struct ctx *c, size_t k)
 			    : row_count(rule, r, m);
 		if (call == FIRE)
 			r->fired |= 1ULL << k;
+		if (call == NONE && time && uncleared(c, rule, r, m)) {
+			r->uncleared |= 1ULL << k;
+			note_uncleared(c, k, r, m);
+		}
 		if (call != UNSURE)
 			continue;
 		r->unsure |= 1ULL << k;
