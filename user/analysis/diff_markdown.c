@@ -181,6 +181,8 @@ static void md_heading(const struct diff *d, size_t nmatter, FILE *f)
 	const struct diff_opts *o = diff__opts(d);
 	const struct diff_summary *s = diff__summary(d);
 	int fired = popcount64(diff__fired(d));
+	size_t nu = diff_text__uncleared(d);
+	const char *rules = o->nrules == 1 ? "rule" : "rules";
 
 	if (!o->nrules && s->verdict == DIFF_PASS)
 		fprintf(f, "### sledtrace diff: %zu of %zu functions changed\n\n", nmatter,
@@ -188,14 +190,15 @@ static void md_heading(const struct diff *d, size_t nmatter, FILE *f)
 	else if (s->verdict == DIFF_FAIL)
 		fprintf(f, "### ❌ sledtrace diff: %d of %zu rules fired\n\n", fired, o->nrules);
 	else if (s->verdict == DIFF_INCONCLUSIVE)
-		fprintf(f, "### ⚠️ sledtrace diff: inconclusive (%zu rules)\n\n", o->nrules);
-	else if (diff_text__uncleared(d))
+		fprintf(f, "### ⚠️ sledtrace diff: inconclusive (%zu %s)\n\n", o->nrules,
+			rules);
+	else if (nu)
 		fprintf(f,
-			"### ✅ sledtrace diff: no rule fired (%zu rules; %zu functions too noisy to "
+			"### ✅ sledtrace diff: no rule fired (%zu %s; %zu function%s too noisy to "
 			"clear)\n\n",
-			o->nrules, diff_text__uncleared(d));
+			o->nrules, rules, nu, nu == 1 ? "" : "s");
 	else
-		fprintf(f, "### ✅ sledtrace diff: no rule fired (%zu rules)\n\n", o->nrules);
+		fprintf(f, "### ✅ sledtrace diff: no rule fired (%zu %s)\n\n", o->nrules, rules);
 	for (size_t i = 0; i < s->nreasons; i++)
 		fprintf(f, "- %s\n%s", s->reasons[i], i + 1 == s->nreasons ? "\n" : "");
 }

@@ -311,7 +311,8 @@ static void note_uncleared(const struct diff *d, void (*fn)(void *, const char *
 		at = diff_rule__threshold_ratio(rule, e->base_ns);
 		diff_row__label(u->top, label, sizeof(label));
 		if (isnan(at))
-			snprintf(see, sizeof(see), "no number of runs would see the threshold in it");
+			snprintf(see, sizeof(see),
+				 "no number of runs would see the threshold in it");
 		else if (u->runs_to_see)
 			snprintf(see, sizeof(see), "about %u runs per side would see %+.3g%% in it",
 				 u->runs_to_see, 100 * (at - 1));
