@@ -91,7 +91,7 @@ static void estimate(const struct diff_judge *j, size_t i, enum diff_metric m,
 	if (nb < 2 || j->nruns[DIFF_HEAD] < 2)
 		return;
 	e->sd = sqrt(pooled_var(j, y));
-	e->shift_var = sh->var;
+	e->shift_var = diff_shift__var_for(sh, i);
 	/* A change that reaches the floor leaves the function at least half
 	 * the floor on average: the others cannot fire, and are not counted
 	 * among the tests corrected for. */

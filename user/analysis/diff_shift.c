@@ -77,17 +77,24 @@ static double median_without(struct diff_shift *s, const double *v, size_t strid
 }
 
 /* The median's variance, pi/2 sigma^2 / n, with sigma from the MAD of the
- * functions' changes and n the weights' effective number (Kish). */
-static double delta_var(struct diff_shift *s, double delta)
+ * functions' changes and n the weights' effective number (Kish), without
+ * function skip (skip >= nref: none): like the median, the spread a
+ * function is corrected with is the others' (in a program of four, one
+ * that changed 17x made its own shift's spread, and its own test, too
+ * wide to fire). */
+static double delta_var(struct diff_shift *s, double delta, size_t skip)
 {
 	double mad, sum = 0, sum2 = 0;
+	size_t n = 0;
 
 	for (size_t f = 0; f < s->nref; f++) {
-		s->scratch[f] = fabs(s->between[f] - delta);
+		if (f == skip)
+			continue;
+		s->scratch[n++] = fabs(s->between[f] - delta);
 		sum += s->weight[f];
 		sum2 += s->weight[f] * s->weight[f];
 	}
-	mad = 1.4826 * diff_stats__median(s->scratch, s->nref);
+	mad = 1.4826 * diff_stats__median(s->scratch, n);
 	return M_PI / 2 * mad * mad * sum2 / (sum * sum);
 }
 
@@ -112,7 +119,7 @@ int diff_shift__measure(struct diff_shift *s, const struct diff_judge *j, enum d
 	cap_weights(s);
 	s->measured = s->nref >= DIFF_SHIFT_MIN_FUNCTIONS;
 	if (s->measured)
-		s->var = delta_var(s, median_without(s, s->between, 1, s->nref));
+		s->var = delta_var(s, median_without(s, s->between, 1, s->nref), s->nref);
 	return 0;
 }
 
@@ -136,6 +143,15 @@ void diff_shift__for(struct diff_shift *s, size_t i, double *c)
 		return;
 	}
 	shift_without(s, s->ref_of[i] ? s->ref_of[i] - 1 : s->nref, c);
+}
+
+double diff_shift__var_for(struct diff_shift *s, size_t i)
+{
+	size_t skip = s->ref_of[i] ? s->ref_of[i] - 1 : s->nref;
+
+	if (!s->measured)
+		return 0;
+	return delta_var(s, median_without(s, s->between, 1, skip), skip);
 }
 
 double diff_shift__overall(struct diff_shift *s)
