@@ -72,7 +72,7 @@ static void estimate(const struct diff_judge *j, size_t i, enum diff_metric m,
 	struct diff_row *r = &j->rows[i];
 	struct diff_estimate *e = &r->est[m];
 	size_t nb = j->nruns[DIFF_BASE], n = nall(j);
-	double *c = y + n;
+	double *c = y + n, shift_var;
 
 	*e = (struct diff_estimate){
 		.ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .sd = NAN, .t = NAN, .df = NAN
@@ -80,7 +80,7 @@ static void estimate(const struct diff_judge *j, size_t i, enum diff_metric m,
 	if (r->status == DIFF_NEW || r->status == DIFF_GONE || !diff_judge__positive(j, r, m) ||
 	    !diff_judge__positive(j, r, def->size_of))
 		return;
-	diff_shift__for(sh, i, c);
+	shift_var = diff_shift__for(sh, i, c);
 	for (size_t k = 0; k < n; k++)
 		y[k] = log(diff_judge__value(j, r, m, k)) - c[k];
 	e->ratio = exp(diff_stats__mean(y + nb, j->nruns[DIFF_HEAD]) - diff_stats__mean(y, nb));
@@ -91,7 +91,7 @@ static void estimate(const struct diff_judge *j, size_t i, enum diff_metric m,
 	if (nb < 2 || j->nruns[DIFF_HEAD] < 2)
 		return;
 	e->sd = sqrt(pooled_var(j, y));
-	e->shift_var = diff_shift__var_for(sh, i);
+	e->shift_var = shift_var;
 	/* A change that reaches the floor leaves the function at least half
 	 * the floor on average: the others cannot fire, and are not counted
 	 * among the tests corrected for. */

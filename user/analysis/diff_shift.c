@@ -123,7 +123,7 @@ int diff_shift__measure(struct diff_shift *s, const struct diff_judge *j, enum d
 	return 0;
 }
 
-static void shift_without(struct diff_shift *s, size_t skip, double *c)
+static double shift_without(struct diff_shift *s, size_t skip, double *c)
 {
 	double mean[2], delta = median_without(s, s->between, 1, skip);
 
@@ -133,25 +133,17 @@ static void shift_without(struct diff_shift *s, size_t skip, double *c)
 	mean[1] = diff_stats__mean(c + s->nb, s->n - s->nb);
 	for (size_t k = 0; k < s->n; k++)
 		c[k] += (k >= s->nb ? delta : 0) - mean[k >= s->nb];
+	return delta_var(s, delta, skip);
 }
 
-void diff_shift__for(struct diff_shift *s, size_t i, double *c)
+double diff_shift__for(struct diff_shift *s, size_t i, double *c)
 {
 	if (!s->measured) {
 		for (size_t k = 0; k < s->n; k++)
 			c[k] = 0;
-		return;
-	}
-	shift_without(s, s->ref_of[i] ? s->ref_of[i] - 1 : s->nref, c);
-}
-
-double diff_shift__var_for(struct diff_shift *s, size_t i)
-{
-	size_t skip = s->ref_of[i] ? s->ref_of[i] - 1 : s->nref;
-
-	if (!s->measured)
 		return 0;
-	return delta_var(s, median_without(s, s->between, 1, skip), skip);
+	}
+	return shift_without(s, s->ref_of[i] ? s->ref_of[i] - 1 : s->nref, c);
 }
 
 double diff_shift__overall(struct diff_shift *s)

@@ -44,10 +44,9 @@ struct diff_shift {
 
 /* Returns 0 or -ENOMEM. */
 int diff_shift__measure(struct diff_shift *s, const struct diff_judge *j, enum diff_metric m);
-/* c[0..n): the log shift of every run, for row i (not measured: 0). */
-void diff_shift__for(struct diff_shift *s, size_t i, double *c);
-/* The variance of the head - base part of row i's shift (0: not measured). */
-double diff_shift__var_for(struct diff_shift *s, size_t i);
+/* c[0..n): the log shift of every run, for row i (not measured: 0).
+ * Returns the variance of its head - base part (not measured: 0). */
+double diff_shift__for(struct diff_shift *s, size_t i, double *c);
 /* exp(head - base) of the shift measured on all functions. */
 double diff_shift__overall(struct diff_shift *s);
 void diff_shift__free(struct diff_shift *s);

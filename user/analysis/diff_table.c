@@ -233,6 +233,7 @@ static void print_verdict(const struct diff *d, const struct diff_print_opts *po
 	const struct diff_summary *s = diff__summary(d);
 	const struct diff_opts *o = diff__opts(d);
 	struct wrap w = { f, po->width, d };
+	size_t nuncleared = diff_text__uncleared(d);
 	char floor[128], head[512];
 
 	snprintf(head, sizeof(head),
@@ -246,10 +247,10 @@ static void print_verdict(const struct diff *d, const struct diff_print_opts *po
 	diff__notes(d, note_line, &w);
 	if (!o->nrules)
 		return;
-	if (s->verdict == DIFF_PASS && diff_text__uncleared(d))
+	if (s->verdict == DIFF_PASS && nuncleared)
 		fprintf(f,
 			"PASS: no rule fired; %zu function%s too noisy to clear (the note above)\n",
-			diff_text__uncleared(d), diff_text__uncleared(d) == 1 ? " is" : "s are");
+			nuncleared, nuncleared == 1 ? " is" : "s are");
 	else if (s->verdict == DIFF_PASS)
 		fprintf(f, "PASS: no rule fired\n");
 	else if (s->verdict == DIFF_FAIL)

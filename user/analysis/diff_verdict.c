@@ -111,10 +111,16 @@ static enum call time_call(struct ctx *c, const struct diff_rule *rule, const st
 	return !e->tested || isnan(e->t) || hinted ? UNSURE : NONE;
 }
 
+/* The runs of the larger side: where more runs per side start from. */
+static size_t most_runs(const struct ctx *c)
+{
+	return c->j->nruns[0] > c->j->nruns[1] ? c->j->nruns[0] : c->j->nruns[1];
+}
+
 static void note_unsure_time(struct ctx *c, const struct diff_row *r, enum diff_metric m)
 {
-	size_t n = c->j->nruns[0] > c->j->nruns[1] ? c->j->nruns[0] : c->j->nruns[1];
-	unsigned need = diff_estimate__runs_needed(&r->est[m], n, c->q, c->npass, c->nfamily);
+	unsigned need = diff_estimate__runs_needed(&r->est[m], most_runs(c), c->q, c->npass,
+						   c->nfamily);
 
 	c->nunsure_time++;
 	if (need > c->runs_needed)
@@ -133,7 +139,7 @@ static bool uncleared(const struct ctx *c, const struct diff_rule *rule, const s
 	double bound = diff_rule__upward(rule) ? e->hi : e->lo;
 	double change_ns = (bound - 1) * e->base_ns;
 
-	if (!e->tested || isnan(bound) || r->status == DIFF_NEW || r->status == DIFF_GONE)
+	if (!e->tested || isnan(bound)) /* new, gone, one run: no interval */
 		return false;
 	return diff_rule__passes(rule, change_ns, 100 * (bound - 1)) &&
 	       fabs(bound - 1) * e->base_size_ns >= c->floor_ns[m] &&
@@ -144,7 +150,6 @@ static void note_uncleared(struct ctx *c, size_t k, const struct diff_row *r, en
 {
 	const struct diff_rule *rule = c->j->o->rules[k];
 	struct diff_uncleared *u = &c->sum->uncleared[k];
-	size_t n = c->j->nruns[0] > c->j->nruns[1] ? c->j->nruns[0] : c->j->nruns[1];
 
 	u->functions++;
 	u->base_ns += r->est[m].base_ns;
@@ -152,7 +157,7 @@ static void note_uncleared(struct ctx *c, size_t k, const struct diff_row *r, en
 		return;
 	u->top = r;
 	u->runs_to_see = diff_estimate__runs_to_see(
-		&r->est[m], diff_rule__threshold_ratio(rule, r->est[m].base_ns), n, c->q,
+		&r->est[m], diff_rule__threshold_ratio(rule, r->est[m].base_ns), most_runs(c), c->q,
 		c->nfamily);
 }
 
