@@ -109,6 +109,14 @@ def cases(nosleds, xray):
         "list-command-not-found": lambda d: ["list", NOT_FOUND],
         # The command line itself: one parser, one line, exit 2.
         "record-usage-bare-duration": lambda d: opt("--min-duration=5"),
+        # --budget: a share in (0, 100%], not without events, never empty
+        "record-bad-budget": lambda d: opt("--budget=150%"),
+        "record-bad-budget-zero": lambda d: opt("--budget=0%"),
+        "record-usage-budget-no-events": lambda d: opt("--budget=5%", "--no-events"),
+        "record-usage-budget-from-alone": lambda d: opt("--budget-from=" + MISSING),
+        "record-usage-budget-probes-nothing": lambda d: opt("--budget=0.000001%"),
+        "record-budget-from-missing": lambda d: opt("--budget=5%",
+                                                    "--budget-from=" + MISSING),
         "record-usage-all-without-no-xray": lambda d: opt("--all"),
         "record-usage-allow-empty-alone": lambda d: opt("--allow-empty"),
         "record-usage-quiet-verbose": lambda d: opt("-v"),

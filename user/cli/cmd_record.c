@@ -12,6 +12,7 @@
 #include "object/debuginfo.h"
 #include "probes/exit_policy.h"
 #include "record/record.h"
+#include "record/record_budget.h"
 #include "select/capture.h"
 #include "record/record_opts.h"
 #include "target/launch.h"
@@ -23,6 +24,7 @@ struct record_cli {
 	struct cli_list objects;
 	struct cli_list under;
 	struct cli_list captures;
+	const char *budget; /* --budget, as given */
 };
 
 #define S struct record_cli
@@ -97,6 +99,15 @@ static const struct cli_option options[] = {
 		 "take the arguments and return values of the functions matching SPEC's regex: "
 		 "REGEX alone takes what DWARF types say, REGEX:1,2/s,ret/d chooses registers "
 		 "and formats (d u x b s S, d/u/x with a width like d32); repeatable"),
+	CLI_STRING(0, "budget", S, budget, "PCT", "none: probe every selected function",
+		   "real times: probe only the selected functions whose calls cost at most PCT of "
+		   "the program's own time (like 5%), leaving the most called unprobed so their "
+		   "time counts in their callers'; the counts come from --budget-from, else from "
+		   "a counting pass: the command run once more first, its output discarded (with "
+		   "-p: a second of recording)"),
+	CLI_STRING(0, "budget-from", S, o.budget_from, "TRACE", "a counting pass",
+		   "with --budget: take the call counts from TRACE, an earlier recording of the "
+		   "program, instead of a counting pass"),
 	CLI_FLAG(0, "as-root", S, o.as_root,
 		 "under sudo, run COMMAND as root (default: as the user who ran sudo)"),
 	CLI_END,
@@ -186,11 +197,45 @@ static int check_scope(S *c, char *err, size_t errlen)
 	return -1;
 }
 
+/* --budget=PCT: "5%", "0.5%" or "5", a share in (0, 100%]. */
+static int check_budget(S *c, char *err, size_t errlen)
+{
+	struct record_opts *o = &c->o;
+	char *end;
+	double v;
+
+	if (!c->budget) {
+		if (!o->budget_from)
+			return 0;
+		snprintf(err, errlen, "--budget-from goes with --budget=PCT");
+		return -1;
+	}
+	errno = 0;
+	v = strtod(c->budget, &end);
+	if (*end == '%')
+		end++;
+	if (errno || end == c->budget || *end || !(v > 0 && v <= 100)) {
+		snprintf(err, errlen,
+			 "--budget wants a share of the program's time in (0, 100%%], like 5%%, "
+			 "not '%s'",
+			 c->budget);
+		return -1;
+	}
+	o->budget = v / 100;
+	if (o->no_events) {
+		snprintf(err, errlen,
+			 "--budget and --no-events contradict (a budget is for real times)");
+		return -1;
+	}
+	return 0;
+}
+
 static int check(void *set, char *err, size_t errlen)
 {
 	struct record_opts *o = &((S *)set)->o;
 
-	if (check_scope(set, err, errlen) || check_captures(set, err, errlen))
+	if (check_scope(set, err, errlen) || check_captures(set, err, errlen) ||
+	    check_budget(set, err, errlen))
 		return -1;
 	if (o->all && !o->no_xray)
 		snprintf(err, errlen, "--all only means something with --no-xray");
@@ -215,26 +260,12 @@ static int check(void *set, char *err, size_t errlen)
 	return -1;
 }
 
-static double ms_since(struct timespec *t)
-{
-	struct timespec now;
-	double ms;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (double)(now.tv_sec - t->tv_sec) * 1e3 + (double)(now.tv_nsec - t->tv_nsec) / 1e6;
-	*t = now;
-	return ms;
-}
-
 static int run(void *set, char **operands, int noperands)
 {
-	static const char *const phases[] = { "open", "load", "start", "run", "finish" };
-	int (*const steps[])(struct record *) = { NULL, record__load, record__start, record__run,
-						  record__finish };
-	double ms[5] = { 0 };
-	struct record *r = NULL;
-	struct timespec t;
+	static const char *const phases[] = { "open", "load", "start", "run", "finish", "detach" };
 	struct record_opts *o = &((S *)set)->o;
+	struct budget *plan = NULL;
+	double ms[6] = { 0 };
 	int err;
 
 	if (!noperands == !o->npids) {
@@ -249,20 +280,17 @@ static int run(void *set, char **operands, int noperands)
 	 * write error with its one line, not a silent death mid-run.  The
 	 * other commands die of SIGPIPE like any filter in a pipeline. */
 	launch__ignore_sigpipe();
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	err = record__open(o, &r);
-	ms[0] = ms_since(&t);
-	for (int i = 1; i < 5 && !err; i++) {
-		err = steps[i](r);
-		ms[i] = ms_since(&t);
+	if (o->budget && (err = record_budget__plan(o, &plan, &o->untraced_cpu_ns)))
+		return err == -E2BIG ? EXIT_USAGE : EXIT_FAILURE_RUN;
+	o->plan = plan;
+	err = record__session(o, ms);
+	budget__free(plan);
+	if (o->verbose) {
+		fprintf(stderr, "sledtrace: timing:");
+		for (int i = 0; i < 6; i++)
+			fprintf(stderr, "%s %s %.1f ms", i ? "," : "", phases[i], ms[i]);
+		fputc('\n', stderr);
 	}
-	record__free(r);
-	if (o->verbose)
-		fprintf(stderr,
-			"sledtrace: timing: %s %.1f ms, %s %.1f ms, %s %.1f ms, %s %.1f ms, "
-			"%s %.1f ms, detach %.1f ms\n",
-			phases[0], ms[0], phases[1], ms[1], phases[2], ms[2], phases[3], ms[3],
-			phases[4], ms[4], ms_since(&t));
 	/* The command's own status once it ran; 1 for our own failures. */
 	return err < 0 ? EXIT_FAILURE_RUN : err;
 }

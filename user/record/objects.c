@@ -21,6 +21,7 @@ struct object_set {
 	uint32_t next_fid;
 	struct u64map names;  /* name hash -> object + 1, 0 once in two objects */
 	struct filter *gates; /* --under; NULL: none */
+	size_t unprobed;      /* selected, but left out by the budget */
 };
 
 /* The --under regexes as one filter: checked on the command line already. */
@@ -129,6 +130,22 @@ static int plan_captures(const struct capture_set *cs, struct traced_object *o)
 	return err;
 }
 
+/* The budget's plan takes its functions out of the selection; a gate of
+ * --under stays: what it encloses could not be recorded without it. */
+static void apply_budget(struct object_set *s, struct traced_object *o)
+{
+	for (size_t i = 0; i < o->map->nfuncs; i++) {
+		uint32_t id = o->map->funcs[i].id;
+
+		if (!o->selected[id] || (o->gates && o->gates[id]) ||
+		    !budget__leaves_out(s->opts.budget, o->path, symbols__get(o->syms, id)->name))
+			continue;
+		o->selected[id] = false;
+		o->nselected--;
+		s->unprobed++;
+	}
+}
+
 static int select_in(struct object_set *s, struct traced_object *o, char *err, size_t errlen)
 {
 	const struct select_args *sel = s->opts.sel;
@@ -143,6 +160,8 @@ static int select_in(struct object_set *s, struct traced_object *o, char *err, s
 	filter__free(f);
 	if (!ret && s->gates)
 		ret = select_gates(s, o);
+	if (!ret && s->opts.budget)
+		apply_budget(s, o);
 	if (!ret && s->opts.capture)
 		ret = plan_captures(s->opts.capture, o);
 	return ret;
@@ -251,6 +270,11 @@ size_t object_set__selected(const struct object_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		n += s->objs[i].nselected;
 	return n;
+}
+
+size_t object_set__unprobed(const struct object_set *s)
+{
+	return s->unprobed;
 }
 
 size_t object_set__gates(const struct object_set *s)

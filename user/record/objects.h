@@ -18,6 +18,7 @@
 #include "target/ns_copy.h"
 #include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
+#include "select/budget.h"
 #include "select/capture.h"
 #include "select/select.h"
 #include "record/collector.h"
@@ -65,6 +66,7 @@ struct object_set_opts {
 	const char *const *under; /* --under: the gate functions' regexes */
 	size_t nunder;
 	const struct capture_set *capture; /* --capture; NULL: none */
+	const struct budget *budget;	   /* --budget's plan; NULL: none */
 };
 
 struct object_set;
@@ -92,6 +94,8 @@ size_t object_set__count(const struct object_set *s);
 struct traced_object *object_set__get(struct object_set *s, size_t i);
 /* Functions selected over all objects, and all functions. */
 size_t object_set__selected(const struct object_set *s);
+/* Functions the filter selected but the budget left unprobed. */
+size_t object_set__unprobed(const struct object_set *s);
 /* Gate functions (--under) over all objects. */
 size_t object_set__gates(const struct object_set *s);
 size_t object_set__functions(const struct object_set *s);

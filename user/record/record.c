@@ -89,7 +89,8 @@ int record__open(const struct record_opts *opts, struct record **out)
 				      .globs = opts->objects,
 				      .nglobs = opts->nobjects,
 				      .under = opts->under,
-				      .nunder = opts->nunder };
+				      .nunder = opts->nunder,
+				      .budget = opts->plan };
 	struct record *r = calloc(1, sizeof(*r));
 	char err[8192];
 	int ret;
@@ -373,6 +374,7 @@ static int start_attached(struct record *r)
 	ret = targets__check_alive(&r->targets, err, sizeof(err));
 	if (ret)
 		return record__fail(ret, "%s", err);
+	r->targets_cpu_ns = targets__cpu_ns(&r->targets);
 	record__catch_signals(true);
 	return 0;
 }
@@ -431,6 +433,41 @@ int record__start(struct record *r)
 	r->cpu_ns_started = record__self_cpu_ns();
 	return 0;
 }
+static double ms_since(struct timespec *t)
+{
+	struct timespec now;
+	double ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (double)(now.tv_sec - t->tv_sec) * 1e3 + (double)(now.tv_nsec - t->tv_nsec) / 1e6;
+	*t = now;
+	return ms;
+}
+
+int record__session(const struct record_opts *opts, double ms[6])
+{
+	int (*const steps[])(struct record *) = { NULL, record__load, record__start, record__run,
+						  record__finish };
+	double local[6];
+	struct record *r = NULL;
+	struct timespec t;
+	int err;
+
+	if (!ms)
+		ms = local;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	err = record__open(opts, &r);
+	ms[0] = ms_since(&t);
+	for (int i = 1; i < 5; i++) {
+		if (!err)
+			err = steps[i](r);
+		ms[i] = err ? 0 : ms_since(&t);
+	}
+	record__free(r);
+	ms[5] = ms_since(&t);
+	return err;
+}
+
 void record__free(struct record *r)
 {
 	if (!r)

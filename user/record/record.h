@@ -18,5 +18,9 @@ int record__run(struct record *r);
 /* Returns the command's exit status, or a negative errno. */
 int record__finish(struct record *r);
 void record__free(struct record *r);
+/* The phases in order, then free: the command's exit status, or a
+ * negative errno (its one line printed).  ms[5], when not NULL, gets the
+ * milliseconds of open, load, start, run and finish; ms[5] of the detach. */
+int record__session(const struct record_opts *opts, double ms[6]);
 
 #endif

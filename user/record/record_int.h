@@ -68,6 +68,7 @@ struct record {
 	int epfd;
 	int status;
 	uint64_t attach_ns, start_ns;
+	uint64_t targets_cpu_ns; /* -p: the targets' CPU time when attached */
 	uint64_t events, cpu_ns_started, cpu_ns_finished; /* sledtrace's own, for -v */
 	int cb_err;
 	bool child_done;

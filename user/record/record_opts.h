@@ -12,6 +12,7 @@
 
 #include "probes/attach.h"
 #include "probes/exit_policy.h"
+#include "select/budget.h"
 #include "select/select.h"
 
 struct record_opts {
@@ -43,6 +44,11 @@ struct record_opts {
 	size_t nunder;
 	const char *captures[64]; /* --capture SPEC (select/capture.h), checked */
 	size_t ncaptures;
+	double budget;		   /* --budget: a share of the program's time; 0: none */
+	const char *budget_from;   /* --budget-from: the profile; NULL: a counting pass */
+	const struct budget *plan; /* what the budget leaves unprobed (cmd_record.c) */
+	bool silent;		   /* the counting pass: the command's streams discarded */
+	uint64_t untraced_cpu_ns;  /* --budget: the command's own CPU time, untraced */
 };
 
 #endif

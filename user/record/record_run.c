@@ -486,6 +486,23 @@ static int strict_status(struct record *r, const struct trace_stats *st)
 	return r->status ? r->status : 3;
 }
 
+/* What a budget cost, measured: the command's CPU time against its own
+ * untraced run's (noise included: one run a side). */
+static void say_budget(const struct record *r, const struct trace_stats *st)
+{
+	double added;
+
+	if (!st->budget_ppm || !st->untraced_cpu_ns || !st->program_cpu_ns || r->opts->quiet)
+		return;
+	added = ((double)st->program_cpu_ns - (double)st->untraced_cpu_ns) /
+		(double)st->untraced_cpu_ns;
+	fprintf(stderr,
+		"sledtrace: budget %g%%: the program used %.1f ms of CPU traced, %.1f ms "
+		"untraced (%+.1f%%, one run each)\n",
+		(double)st->budget_ppm / 1e4, (double)st->program_cpu_ns / 1e6,
+		(double)st->untraced_cpu_ns / 1e6, added * 100);
+}
+
 int record__finish(struct record *r)
 {
 	struct trace_stats st = *collector__stats(r->col);
@@ -502,6 +519,11 @@ int record__finish(struct record *r)
 	 * decided itself (frame_filter.c) */
 	st.short_dropped = counter(r, SLED_CTR_SHORT);
 	st.max_depth_dropped = counter(r, SLED_CTR_DEEP);
+	st.budget_ppm = (uint64_t)(r->opts->budget * 1e6 + 0.5);
+	st.budget_unprobed = object_set__unprobed(r->objs);
+	st.program_cpu_ns = r->targets.n ? targets__cpu_ns(&r->targets) - r->targets_cpu_ns
+					 : r->child.cpu_ns;
+	st.untraced_cpu_ns = r->opts->untraced_cpu_ns;
 	leaf = kernel_leaf_min(r);
 	if (leaf)
 		frame_builder__leaf(r->fb, leaf);
@@ -539,6 +561,7 @@ int record__finish(struct record *r)
 			"sledtrace: no process %s mapped an object with sleds "
 			"(build with clang -fxray-instrument)\n",
 			r->targets.n ? "traced" : "of the tree");
+	say_budget(r, &st);
 	r->events = st.events;
 	r->cpu_ns_finished = record__self_cpu_ns();
 	return strict_status(r, &st);

@@ -127,6 +127,7 @@ int record__spawn(struct record *r)
 		return ret;
 	/* A namespace of its own, even with nothing to bind at the start. */
 	r->child.private_ns = r->exits.copy == EXIT_COPY_REWRITTEN;
+	r->child.silent = r->opts->silent;
 	ret = spawn(r);
 	return ret ? ret : start_copies(r);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* targets.c: see targets.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,8 @@ int targets__open(struct targets *t, const pid_t *pids, size_t n, char *err, siz
 	*t = (struct targets){ 0 };
 	t->pids = calloc(n, sizeof(*t->pids));
 	t->pidfds = calloc(n, sizeof(*t->pidfds));
-	if (!t->pids || !t->pidfds) {
+	t->cpu_ns = calloc(n, sizeof(*t->cpu_ns));
+	if (!t->pids || !t->pidfds || !t->cpu_ns) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -179,11 +181,55 @@ size_t targets__alive(const struct targets *t)
 	return n;
 }
 
+/* utime + stime of /proc/PID/stat (fields 14 and 15, after the command
+ * name in parentheses, which may itself hold blanks and parentheses). */
+static bool stat_cpu_ns(pid_t pid, uint64_t *ns)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return false;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return false;
+	*ns = (ut + st) * (1000000000ull / (unsigned long long)hz);
+	return true;
+}
+
+uint64_t targets__cpu_ns(struct targets *t)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct pollfd pfd = { .fd = t->pidfds[i], .events = POLLIN };
+		uint64_t ns;
+
+		/* an exited target's pid may name another process by now */
+		if (poll(&pfd, 1, 0) == 0 && stat_cpu_ns(t->pids[i], &ns))
+			t->cpu_ns[i] = ns;
+		sum += t->cpu_ns[i];
+	}
+	return sum;
+}
+
 void targets__close(struct targets *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		close(t->pidfds[i]);
 	free(t->pids);
 	free(t->pidfds);
+	free(t->cpu_ns);
 	*t = (struct targets){ 0 };
 }

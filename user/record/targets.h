@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "record/objects.h"
@@ -16,6 +17,7 @@ struct targets {
 	pid_t *pids;
 	int *pidfds; /* readable once that process has exited */
 	size_t n;
+	uint64_t *cpu_ns; /* by target: its CPU time when last read */
 };
 
 /* Checks and pins every pid; err names the first bad one. */
@@ -31,6 +33,10 @@ int targets__check_alive(const struct targets *t, char *err, size_t errlen);
  * before it counts as exited, so this waits up to wait_ms for the exit to
  * complete. */
 int targets__check_exiting(const struct targets *t, int wait_ms, char *err, size_t errlen);
+/* The CPU time the targets have used so far, all threads, in ns (clock
+ * ticks' resolution); an exited target counts what it had when last
+ * asked. */
+uint64_t targets__cpu_ns(struct targets *t);
 /* How many targets are still running. */
 size_t targets__alive(const struct targets *t);
 void targets__close(struct targets *t);

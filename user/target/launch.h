@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "target/run_as.h"
@@ -21,6 +22,8 @@ struct launch {
 	int bind_err;		     /* launch__spawn_over: 0 when path names the copy */
 	bool private_ns;	     /* set before spawn: a private mount namespace always */
 	int ns_fd;		     /* the child's mount namespace when private, else -1 */
+	bool silent;		     /* set before spawn: stdin, stdout, stderr on /dev/null */
+	uint64_t cpu_ns;	     /* launch__wait: the child's tree's CPU time (rusage) */
 };
 
 /* Finds the executable like execvp would: a name without '/' is looked up
@@ -41,7 +44,7 @@ int launch__spawn_over(struct launch *l, const char *path, char *const argv[], i
  * of its failed exec (the child is then reaped). */
 int launch__release(struct launch *l);
 /* Waits for the child; returns its exit status as a shell reports it
- * (128 + N for a signal N). */
+ * (128 + N for a signal N), and sets l->cpu_ns. */
 int launch__wait(struct launch *l);
 /* Kills and reaps a child that was never released. */
 void launch__abort(struct launch *l);
