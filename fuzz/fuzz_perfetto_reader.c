@@ -70,7 +70,7 @@ static int nop_finish(void *ctx)
 	return 0;
 }
 
-static int nop_cost(void *ctx, uint64_t cost)
+static int nop_cost(void *ctx, const struct comp_cost *cost)
 {
 	(void)ctx;
 	(void)cost;

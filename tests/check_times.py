@@ -6,13 +6,14 @@ export that sums times, recomputed call by call from the trace itself.
 Records FIXTURE once (its COUNT lines must equal the report exactly, as in
 check_exports.py) and walks its slices with check_perfetto_rules.py's
 independent reader: per call its duration, its self time (less its direct
-children's durations) and the probe hits inside each (model/probe_comp.h:
-in total 1 + every direct child's 1 + its hits in total, in self 1 + the
-direct children).  With C = the trace's probe_cost_ns (must be > 0), a
-call's compensated figure is max(0, raw - C x hits), each call on its own.
-A shortest leaf over 20 us measures work, not probes (no probe kind costs
-that much): then C = 0, compensated equals raw, and the report says that
-nothing was taken out.  --no-empty-leaf: FIXTURE has no call that does next
+children's durations) and the probes inside each (model/probe_comp.h:
+with n the traced calls in its subtree and k its direct children, its
+total holds I + (n - 1) C, its self I + k (C - I)).  I is the trace's
+probe_cost_ns (must be > 0), C its probe_entry_ns + probe_exit_ns, or 2I
+when it has none; a call's compensated figure is raw less that, clamped at
+0, each call on its own.  A shortest leaf over 20 us measures work, not
+probes (no probe kind costs that much): then nothing is taken out,
+compensated equals raw, and the report says so.  --no-empty-leaf: FIXTURE has no call that does next
 to nothing (every function spins), so its trace must be such a one.
   report   per function, in both kinds and exactly: total sums the figures
            of the outermost calls, self the self figures, min/max and
@@ -88,8 +89,14 @@ def walk(trace):
         return read_trace(Calls(), f.read()).calls
 
 
-def figure(raw, hits, cost):
-    return max(0, raw - cost * hits) if cost is not None else raw
+def figure(raw, hits, cost, self=False):
+    """raw less the probes inside it; hits: 2n - 1 in total, 1 + k in self
+    (C = 2I makes that cost x hits); cost (I, C) or None (raw)."""
+    if cost is None or not cost[0]:
+        return raw
+    inside, call = cost
+    probe = inside + (hits - 1) * (call - inside) if self else inside + (hits - 1) // 2 * call
+    return max(0, raw - probe)
 
 
 def bucket(v):
@@ -120,7 +127,7 @@ def expected_rows(calls, cost, rows):
     for c in calls:
         fn, fig = c.path[-1], figure(c.raw, c.hits, cost)
         figs[fn].append(fig)
-        self_[fn] += figure(c.self_raw, c.self_hits, cost)
+        self_[fn] += figure(c.self_raw, c.self_hits, cost, True)
         if c.outermost:
             total[fn] += fig
     for fn, v in figs.items():
@@ -164,7 +171,7 @@ def check_report(ctx, calls):
             g = {c: rows[fn][c] for c in cols}
             if g != w:
                 raise CheckFailed("report %s, %s:\n  got  %s\n  want %s (recomputed from the "
-                                  "trace, probe cost %d ns)" % (kind, fn, g, w, ctx.cost))
+                                  "trace, probe costs I, C %s ns)" % (kind, fn, g, w, ctx.cost))
         check_edges(ctx, calls, kind, cost, rows)
         for group in ([], ["--by-thread"], ["--by-process"]):
             opts = ["--times=" + kind] + group
@@ -178,7 +185,7 @@ def check_report(ctx, calls):
         check_says(ctx, kind)
         got[kind] = rows
     print("report: %d functions, every column = the calls' figures recomputed from the trace "
-          "(probe cost %d ns), raw and compensated; every grouping and format adds up"
+          "(probe costs I, C %s ns), raw and compensated; every grouping and format adds up"
           % (len(got["raw"]), ctx.cost))
     return got["raw"], got["compensated"]
 
@@ -211,8 +218,11 @@ NOTHING_TAKEN_OUT = ("times: compensated, but no traced call was short enough to
 
 def check_says(ctx, kind):
     first = {"raw": "times: raw, as the timestamps say\n",
-             "compensated": "times: compensated, each call less %d ns per probe hit\n" % ctx.cost
-             if ctx.cost else NOTHING_TAKEN_OUT}
+             "compensated": NOTHING_TAKEN_OUT if not ctx.cost[0] else
+             "times: compensated, each call less %d ns per probe hit\n" % ctx.cost[0]
+             if ctx.cost[1] == 2 * ctx.cost[0] else
+             "times: compensated, each call less %d ns of its own probes and %d ns per traced "
+             "call inside it\n" % ctx.cost}
     fn = sorted(ctx.calls)[0]
     for args in ([], ["--by-thread"], ["--callers=" + fn]):
         if not report(ctx, "--times=" + kind, *args).startswith(first[kind]):
@@ -242,7 +252,7 @@ def check_folded(ctx, calls, comp_rows):
     for kind, cost, extra in (("raw", None, ["--times=raw"]), ("compensated", ctx.cost, [])):
         want = collections.Counter()
         for c in calls:
-            want[c.path] += figure(c.self_raw, c.self_hits, cost)
+            want[c.path] += figure(c.self_raw, c.self_hits, cost, True)
         got[kind] = folded(ctx, kind + ".folded", *extra)
         # a path whose self weight is 0 has no line
         if {p: w for p, w in got[kind].items() if w} != {p: w for p, w in want.items() if w}:
@@ -330,10 +340,12 @@ def main():
                 raise CheckFailed("the shortest leaf took %d ns: %s" % (
                     leaf, "expected one over 20 us (no call is empty)" if ctx.no_empty_leaf
                     else "that is no probe cost"))
-            ctx.cost = leaf if leaf <= MAX_PROBE_COST_NS else 0
+            inside = leaf if leaf <= MAX_PROBE_COST_NS else 0
+            entry, exit_ = ctx.stats.get("probe_entry_ns", 0), ctx.stats.get("probe_exit_ns", 0)
+            ctx.cost = (inside, max(inside, entry + exit_) if entry and exit_ else 2 * inside)
             calls = walk(ctx.trace)
-            clamped = sum(c.raw < ctx.cost * c.hits or c.self_raw < ctx.cost * c.self_hits
-                          for c in calls)
+            clamped = sum(figure(c.raw, c.hits, ctx.cost) == 0 or
+                          figure(c.self_raw, c.self_hits, ctx.cost, True) == 0 for c in calls)
             print("%d calls walked, %d of them clamped at 0 when compensated"
                   % (len(calls), clamped))
             raw, comp = check_report(ctx, calls)

@@ -35,7 +35,8 @@ static void play_stream(const struct frame_sink *sink, bool reuse_tid)
 	/* as a trace reader does: the cost the builder calibrates below (the
 	 * leaves' shortest duration, 10 ns) is handed over first */
 	if (sink->ops->probe_cost)
-		assert_int_equal(sink->ops->probe_cost(sink->ctx, 10), 0);
+		assert_int_equal(sink->ops->probe_cost(sink->ctx, &(struct comp_cost){ 10, 20 }),
+				 0);
 	for (uint32_t id = 1; id <= 4; id++) {
 		struct trace_function fn = { .id = id, .name = names[id] };
 

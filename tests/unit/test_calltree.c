@@ -144,7 +144,7 @@ static void play_shares(struct calltree *ct, uint64_t cost, int want_finish)
 	struct frame_builder *fb;
 	struct fb_thread *t;
 
-	assert_int_equal(sink.ops->probe_cost(sink.ctx, cost), 0);
+	assert_int_equal(sink.ops->probe_cost(sink.ctx, &(struct comp_cost){ cost, 2 * cost }), 0);
 	assert_non_null(fb = frame_builder__new(&sink));
 	for (uint32_t id = 1; id <= 5; id++) {
 		struct trace_function fn = { .id = id, .name = names[id] };

@@ -28,7 +28,7 @@
 
 struct seen {
 	int ncost, frames_before_cost, nframes;
-	uint64_t cost;
+	uint64_t cost, call_cost;
 	struct trace_stats st;
 };
 
@@ -60,12 +60,13 @@ static int s_stats(void *ctx, const struct trace_stats *st)
 	return 0;
 }
 
-static int s_cost(void *ctx, uint64_t cost_ns)
+static int s_cost(void *ctx, const struct comp_cost *cost)
 {
 	struct seen *s = ctx;
 
 	s->ncost++;
-	s->cost = cost_ns;
+	s->cost = cost->inside_ns;
+	s->call_cost = cost->call_ns;
 	return 0;
 }
 
@@ -82,6 +83,9 @@ struct strip {
 	struct frame_sink w;
 	bool drop_cost;
 };
+
+/* Stats with record's measure of an entry and an exit hit, when set. */
+static bool write_measured;
 
 static int t_function(void *ctx, const struct trace_function *fn)
 {
@@ -120,6 +124,10 @@ static int t_stats(void *ctx, const struct trace_stats *st)
 
 	if (s->drop_cost)
 		copy.probe_cost_ns = 0;
+	if (write_measured) {
+		copy.probe_entry_ns = 70;
+		copy.probe_exit_ns = 40;
+	}
 	return s->w.ops->stats(s->w.ctx, &copy);
 }
 
@@ -189,6 +197,7 @@ static void expect_first(const struct seen *s, uint64_t cost)
 	assert_int_equal(s->frames_before_cost, 0);
 	assert_int_equal(s->nframes, 8);
 	assert_int_equal(s->cost, cost);
+	assert_int_equal(s->call_cost, 2 * cost); /* no entry and exit measured */
 	assert_int_equal(s->st.probe_cost_ns, cost);
 }
 
@@ -261,6 +270,29 @@ static void test_cost_first(void **state)
 	unlink(gz);
 }
 
+/* The measured entry and exit hit are handed over with the shortest leaf:
+ * C = 70 + 40, from the tail as from a trace read whole. */
+static void test_measured_cost(void **state)
+{
+	char path[] = "/tmp/sledtrace-cost-XXXXXX";
+	int fd = mkstemp(path);
+	struct seen s;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	write_measured = true;
+	write_trace(path, false, false);
+	write_measured = false;
+	s = read_asking(path);
+	assert_int_equal(s.ncost, 1);
+	assert_int_equal(s.cost, 50);
+	assert_int_equal(s.call_cost, 110);
+	assert_int_equal(s.st.probe_entry_ns, 70);
+	assert_int_equal(s.st.probe_exit_ns, 40);
+	unlink(path);
+}
+
 static void test_not_asked(void **state)
 {
 	char path[] = "/tmp/sledtrace-cost-XXXXXX", err[256];
@@ -303,6 +335,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cost_first),
+		cmocka_unit_test(test_measured_cost),
 		cmocka_unit_test(test_not_asked),
 		cmocka_unit_test(test_truncated),
 	};

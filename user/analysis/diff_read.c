@@ -114,11 +114,11 @@ static int tee_finish(void *ctx)
 	return t->inner.ops->finish ? t->inner.ops->finish(t->inner.ctx) : 0;
 }
 
-static int tee_probe_cost(void *ctx, uint64_t cost_ns)
+static int tee_probe_cost(void *ctx, const struct comp_cost *cost)
 {
 	struct diff_trace *t = ctx;
 
-	return t->inner.ops->probe_cost(t->inner.ctx, cost_ns);
+	return t->inner.ops->probe_cost(t->inner.ctx, cost);
 }
 
 /* Every op but probe_cost, listed once for both tables. */
@@ -153,7 +153,7 @@ static void *job_run(void *arg)
 {
 	struct job *j = arg;
 	struct diff_trace *t = j->t;
-	/* each run compensated with its own trace's probe_cost_ns */
+	/* each run compensated with its own trace's probe costs */
 	struct report_opts ro = { .by_thread = t->group != DIFF_BY_FUNCTION,
 				  .times = t->times,
 				  .edges = true };

@@ -3,10 +3,12 @@
  * prints it).
  *
  * Every time column is made of one figure per call: its inclusive
- * duration, less (compensated times) the probe cost of the probe hits
- * inside it, clamped at 0 (model/probe_comp.h); and likewise its self
- * time.  The trace reader hands the cost over before the first call
- * (frame_sink_ops.probe_cost), so each call is compensated as it ends.
+ * duration, less (compensated times) the probe cost estimated inside it,
+ * clamped at 0 (model/probe_comp.h); and likewise its self time.  The
+ * trace reader hands the costs over before the first call
+ * (frame_sink_ops.probe_cost), so each call is compensated as it ends;
+ * raw or compensated, the cost taken out (or that would be) is summed per
+ * row too (probe, probe_self: the labels of times mostly probe cost).
  * calls: every frame, plus calls a writer elided (beyond its depth cap).
  * total: the calls' figures, counted once per outermost activation on a
  *        thread, so recursion is not counted twice (total <= wall time).
@@ -158,25 +160,27 @@ static void measure(struct row *row, uint64_t dur)
 		histogram__add(row->hist, dur);
 }
 
-/* A call's figure: raw, or less the probe cost of its hits. */
-static uint64_t figure(const struct report *r, uint64_t raw, uint64_t hits)
-{
-	return r->o.times == REPORT_TIMES_COMPENSATED ? comp__apply(raw, hits, r->cost_ns) : raw;
-}
-
-/* One call's figures of one kind of time (wall or on-CPU). */
+/* A call's figures of one kind of time (wall or on-CPU): raw, or less
+ * the probe cost estimated inside them; probe, probe_self that cost. */
 struct split {
-	uint64_t all, self;
+	uint64_t all, self, probe, probe_self;
 };
 
 /* own: the call's inclusive time; children: its direct children's, which
  * clocks that disagree a little could make exceed it. */
-static struct split split_of(const struct report *r, uint64_t own, uint64_t children, uint64_t hits,
-			     uint64_t self_hits)
+static struct split split_of(const struct report *r, uint64_t own, uint64_t children,
+			     struct comp_frame cf)
 {
-	uint64_t child = children < own ? children : own;
+	uint64_t child = children < own ? children : own, self = own - child;
+	uint64_t in_all = comp__in_total(&r->cost, cf), in_self = comp__in_self(&r->cost, cf);
+	struct split s = { own, self, in_all < own ? in_all : own,
+			   in_self < self ? in_self : self };
 
-	return (struct split){ figure(r, own, hits), figure(r, own - child, self_hits) };
+	if (r->o.times == REPORT_TIMES_COMPENSATED) {
+		s.all -= s.probe;
+		s.self -= s.probe_self;
+	}
+	return s;
 }
 
 static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
@@ -189,28 +193,33 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 	struct row *row = row_of(r, group_of(r, th), f->fid);
 	struct rdepth *d, *up;
 	struct split wall, cpu;
-	uint64_t hits, self_hits;
+	struct comp_frame cf;
 
 	(void)how;
 	if (!t || !row || depth > t->ndepth || f->fid >= t->nactive)
 		return -ENOMEM;
 	d = &t->at[depth - 1];
 	up = depth > 1 ? d - 1 : NULL;
-	hits = comp__leave(&d->probes, up ? &up->probes : NULL, &self_hits);
+	cf = comp__leave(&d->probes, up ? &up->probes : NULL);
 	if (!row->hist && !(row->hist = calloc(1, sizeof(*row->hist))))
 		return -ENOMEM;
-	wall = split_of(r, dur, d->child, hits, self_hits);
-	cpu = split_of(r, f->cpu_ns, d->cpu_child, hits, self_hits);
+	wall = split_of(r, dur, d->child, cf);
+	cpu = split_of(r, f->cpu_ns, d->cpu_child, cf);
 	row->calls++;
 	row->self += wall.self;
+	row->probe_self += wall.probe_self;
 	row->cpu_self += cpu.self;
 	measure(row, wall.all);
 	if (up) {
 		up->child += dur;
 		up->cpu_child += f->cpu_ns;
+	} else {
+		r->root_raw += dur;
+		r->root_probe += wall.probe;
 	}
 	if (t->active[f->fid] && !--t->active[f->fid]) {
 		row->total += wall.all;
+		row->probe += wall.probe;
 		row->cpu_total += cpu.all;
 	}
 	if ((r->o.callers || r->o.callees || r->o.edges) &&
@@ -241,24 +250,24 @@ static int rp_thread_end(void *ctx, const struct trace_thread *th)
 	return 0;
 }
 
-static int rp_probe_cost(void *ctx, uint64_t cost_ns)
+static int rp_probe_cost(void *ctx, const struct comp_cost *cost)
 {
 	struct report *r = ctx;
 
-	r->cost_ns = cost_ns;
+	r->cost = *cost;
 	r->cost_known = true;
 	return 0;
 }
 
-/* The cost the calls were compensated with must be the one the trace's
- * stats end with: a reader that handed over another is a bug to see. */
+/* The costs the calls were measured with must be the ones the trace's
+ * stats end with: a reader that handed over others is a bug to see. */
 static int rp_stats(void *ctx, const struct trace_stats *st)
 {
 	struct report *r = ctx;
+	struct comp_cost c = comp__costs(st->probe_cost_ns, st->probe_entry_ns, st->probe_exit_ns);
 
 	r->st = *st;
-	if (r->o.times == REPORT_TIMES_COMPENSATED &&
-	    (!r->cost_known || r->cost_ns != comp__cost(st->probe_cost_ns)))
+	if (r->cost_known ? !comp__same(&r->cost, &c) : r->o.times == REPORT_TIMES_COMPENSATED)
 		return -EPROTO;
 	return 0;
 }
@@ -279,20 +288,23 @@ const char *report__times_name(enum report_times t)
 	return comp__times_name(t == REPORT_TIMES_COMPENSATED);
 }
 
-/* Every op but probe_cost, listed once for both tables. */
-#define RP_OPS                                                                              \
-	.function = rp_function, .thread = rp_thread, .enter = rp_enter, .leave = rp_leave, \
-	.elided = rp_elided, .stats = rp_stats, .gap = rp_gap, .thread_end = rp_thread_end
-
-static const struct frame_sink_ops rp_ops = { RP_OPS };
-/* The same, asking for the probe cost before the calls. */
-static const struct frame_sink_ops rp_ops_compensated = { RP_OPS, .probe_cost = rp_probe_cost };
+/* Raw or compensated, the report asks for the probe cost before the
+ * calls: every row shows how much of its raw time the probes took. */
+static const struct frame_sink_ops rp_ops = {
+	.function = rp_function,
+	.thread = rp_thread,
+	.enter = rp_enter,
+	.leave = rp_leave,
+	.elided = rp_elided,
+	.stats = rp_stats,
+	.gap = rp_gap,
+	.thread_end = rp_thread_end,
+	.probe_cost = rp_probe_cost,
+};
 
 struct frame_sink report__sink(struct report *r)
 {
-	bool comp = r->o.times == REPORT_TIMES_COMPENSATED;
-
-	return (struct frame_sink){ .ops = comp ? &rp_ops_compensated : &rp_ops, .ctx = r };
+	return (struct frame_sink){ .ops = &rp_ops, .ctx = r };
 }
 
 int report__new(const struct report_opts *opts, struct report **out)

@@ -25,6 +25,10 @@ struct row {
 	 * compensated as the report's times say. */
 	uint64_t total, self, min, max;
 	uint64_t cpu_total, cpu_self; /* the same sums of on-CPU time */
+	/* The probe cost estimated inside the calls' raw total and raw self
+	 * (probe_comp.h, clamped per call at the raw figure), summed as total
+	 * and self are: what compensation takes out, or would. */
+	uint64_t probe, probe_self;
 	struct histogram *hist;
 };
 
@@ -43,7 +47,7 @@ struct rgroup {
 struct rdepth {
 	uint64_t child;		  /* their inclusive time */
 	uint64_t cpu_child;	  /* their inclusive on-CPU time */
-	struct comp_depth probes; /* the probe hits inside them */
+	struct comp_depth probes; /* the traced calls inside them */
 };
 
 /* Per traced thread: what a leave needs to split time. */
@@ -69,8 +73,11 @@ struct report {
 	size_t ngroups;
 	struct trace_stats st;
 	struct trace_gaps gaps;	     /* coverage gaps the trace lists */
-	uint64_t cost_ns;	     /* probe cost per hit, handed over before the calls */
+	struct comp_cost cost;	     /* handed over before the calls */
 	struct report_values values; /* record --capture's, by function */
+	/* The threads' outermost calls: their raw time and the probe cost
+	 * estimated inside it (the run-wide share). */
+	uint64_t root_raw, root_probe;
 	bool cost_known;
 };
 

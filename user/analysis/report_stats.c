@@ -14,9 +14,17 @@
 /* Which times every column shows, first: they are never mixed. */
 void report__put_times(const struct report *r, FILE *f)
 {
-	if (r->o.times == REPORT_TIMES_COMPENSATED && r->cost_ns)
+	const struct comp_cost *c = &r->cost;
+
+	if (r->o.times == REPORT_TIMES_COMPENSATED && c->inside_ns &&
+	    c->call_ns == 2 * c->inside_ns)
 		fprintf(f, "times: compensated, each call less %" PRIu64 " ns per probe hit\n",
-			r->cost_ns);
+			c->inside_ns);
+	else if (r->o.times == REPORT_TIMES_COMPENSATED && c->inside_ns)
+		fprintf(f,
+			"times: compensated, each call less %" PRIu64
+			" ns of its own probes and %" PRIu64 " ns per traced call inside it\n",
+			c->inside_ns, c->call_ns);
 	else if (r->o.times == REPORT_TIMES_COMPENSATED)
 		fputs("times: compensated, but no traced call was short enough to measure the "
 		      "probe cost: nothing taken out\n",

@@ -38,7 +38,7 @@ struct calltree {
 	uint32_t nfns;
 	struct trace_stats st;
 	bool by_thread, compensated, cost_known;
-	uint64_t cost_ns; /* probe cost per hit, handed over before the calls */
+	struct comp_cost cost; /* handed over before the calls */
 	uint64_t first_ns, last_ns;
 };
 
@@ -155,11 +155,12 @@ static void see_time(struct calltree *ct, uint64_t ns)
 		ct->last_ns = ns;
 }
 
-/* A call's time on its path: raw, or less the probe cost of its hits,
- * clamped at 0 per call as the report does. */
-static uint64_t figure(const struct calltree *ct, uint64_t raw, uint64_t hits)
+/* A call's time on its path: raw, or less the probe cost estimated
+ * inside it (probe: comp__in_total or comp__in_self), clamped at 0 per
+ * call as the report does. */
+static uint64_t figure(const struct calltree *ct, uint64_t raw, uint64_t probe)
 {
-	return ct->compensated ? comp__apply(raw, hits, ct->cost_ns) : raw;
+	return ct->compensated ? comp__sub(raw, probe) : raw;
 }
 
 static int ct_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
@@ -187,19 +188,19 @@ static int ct_leave(void *ctx, const struct trace_thread *th, const struct frame
 	uint64_t begin = stack[depth - 1].begin_ns;
 	uint64_t dur = end_ns > begin ? end_ns - begin : 0;
 	struct calltree_node *n;
-	uint64_t hits, self_hits, self;
+	struct comp_frame cf;
+	uint64_t self;
 
 	(void)how;
 	if (!t || depth > t->cap)
 		return -EINVAL;
 	see_time(ct, end_ns);
 	n = &ct->nodes[t->node[depth - 1]];
-	hits = comp__leave(&t->probes[depth - 1], depth > 1 ? &t->probes[depth - 2] : NULL,
-			   &self_hits);
+	cf = comp__leave(&t->probes[depth - 1], depth > 1 ? &t->probes[depth - 2] : NULL);
 	self = dur > t->child_ns[depth - 1] ? dur - t->child_ns[depth - 1] : 0;
 	n->calls++;
-	n->total_ns += figure(ct, dur, hits);
-	n->self_ns += figure(ct, self, self_hits);
+	n->total_ns += figure(ct, dur, comp__in_total(&ct->cost, cf));
+	n->self_ns += figure(ct, self, comp__in_self(&ct->cost, cf));
 	if (depth > 1)
 		t->child_ns[depth - 2] += dur;
 	return 0;
@@ -275,18 +276,19 @@ static int ct_thread_end(void *ctx, const struct trace_thread *th)
 static int ct_stats(void *ctx, const struct trace_stats *st)
 {
 	struct calltree *ct = ctx;
+	struct comp_cost c = comp__costs(st->probe_cost_ns, st->probe_entry_ns, st->probe_exit_ns);
 
 	ct->st = *st;
-	if (ct->compensated && (!ct->cost_known || ct->cost_ns != comp__cost(st->probe_cost_ns)))
+	if (ct->compensated && (!ct->cost_known || !comp__same(&ct->cost, &c)))
 		return -EPROTO;
 	return 0;
 }
 
-static int ct_probe_cost(void *ctx, uint64_t cost_ns)
+static int ct_probe_cost(void *ctx, const struct comp_cost *cost)
 {
 	struct calltree *ct = ctx;
 
-	ct->cost_ns = cost_ns;
+	ct->cost = *cost;
 	ct->cost_known = true;
 	return 0;
 }

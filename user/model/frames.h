@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/probe_comp.h"
 #include "model/trace_stats.h"
 #include "model/values.h"
 
@@ -142,9 +143,11 @@ struct frame_sink_ops {
 		     enum thread_state state);
 	/* Set by a sink that takes the probe cost out of each call as it ends
 	 * (model/probe_comp.h): a trace reader calls it before anything else
-	 * with the probe_cost_ns that stats() will carry at the end.  A sink
-	 * without it is handed nothing early.  Optional. */
-	int (*probe_cost)(void *ctx, uint64_t cost_ns);
+	 * with the costs of the stats() it will hand over at the end
+	 * (comp__costs of their probe_cost_ns, probe_entry_ns and
+	 * probe_exit_ns).  A sink without it is handed nothing early.
+	 * Optional. */
+	int (*probe_cost)(void *ctx, const struct comp_cost *cost);
 };
 
 struct frame_sink {

@@ -161,9 +161,9 @@ static bool stats_in_chunk(const struct buf *chunk, struct trace_stats *st)
 	return found;
 }
 
-/* The cost the trace's stats carry, read from its last packet; false when
- * that holds no stats, or stats without a cost. */
-static bool cost_from_tail(int fd, uint64_t *cost)
+/* The trace's stats, read from its last packet; false when that holds no
+ * stats, or stats without a cost. */
+static bool cost_from_tail(int fd, struct trace_stats *out)
 {
 	struct buf last = { 0 }, chunk = { 0 };
 	struct trace_stats st = { 0 };
@@ -181,7 +181,7 @@ static bool cost_from_tail(int fd, uint64_t *cost)
 		perfetto__protos__trace_packet__free_unpacked(pkt, NULL);
 	free(last.p);
 	free(chunk.p);
-	*cost = st.probe_cost_ns;
+	*out = st;
 	return found && st.probe_cost_ns;
 }
 
@@ -197,7 +197,8 @@ static const struct frame_sink_ops stats_only_ops = {
 
 /* The whole trace read once for its stats, with the cost its calls
  * calibrate when the trace has none (or fails as the second read would). */
-static int cost_from_calls(int fd, const char *name, uint64_t *cost, char *err, size_t errlen)
+static int cost_from_calls(int fd, const char *name, struct trace_stats *out, char *err,
+			   size_t errlen)
 {
 	struct trace_stats st = { 0 };
 	struct frame_sink sink = { .ops = &stats_only_ops, .ctx = &st };
@@ -209,7 +210,7 @@ static int cost_from_calls(int fd, const char *name, uint64_t *cost, char *err, 
 		return -errno;
 	}
 	rc = perfetto_reader__read_fd(dfd, name, &sink, err, errlen);
-	*cost = st.probe_cost_ns;
+	*out = st;
 	return rc;
 }
 
@@ -246,17 +247,19 @@ static int rereadable(int *fd, const char *name, char *err, size_t errlen)
 }
 
 /* As perfetto_reader__read_fd (fd is closed), with sink->ops->probe_cost
- * called before anything else, with the cost the trace's shortest leaf
- * stands for (model/probe_comp.h: none when it did real work). */
+ * called before anything else, with the costs the trace's stats stand for
+ * (model/probe_comp.h: none when its shortest leaf did real work). */
 static int read_twice(int fd, const char *name, const struct frame_sink *sink, char *err,
 		      size_t errlen)
 {
-	uint64_t cost = 0;
+	struct trace_stats st = { 0 };
+	struct comp_cost cost;
 	int rc = rereadable(&fd, name, err, errlen);
 
-	if (!rc && !cost_from_tail(fd, &cost))
-		rc = cost_from_calls(fd, name, &cost, err, errlen);
-	if (!rc && (rc = sink->ops->probe_cost(sink->ctx, comp__cost(cost))))
+	if (!rc && !cost_from_tail(fd, &st))
+		rc = cost_from_calls(fd, name, &st, err, errlen);
+	cost = comp__costs(st.probe_cost_ns, st.probe_entry_ns, st.probe_exit_ns);
+	if (!rc && (rc = sink->ops->probe_cost(sink->ctx, &cost)))
 		snprintf(err, errlen, "%s: %s", name, strerror(-rc));
 	if (!rc && lseek(fd, 0, SEEK_SET)) {
 		rc = -errno;
