@@ -34,6 +34,19 @@ struct trace_stats {
 	 * 0 when not measured.  Their sum is C in model/probe_comp.h. */
 	uint64_t probe_entry_ns;
 	uint64_t probe_exit_ns;
+	/* record --budget: the share of the program's time it was given, in
+	 * parts per million (0: no budget), and how many selected functions
+	 * it left unprobed for it (their time is in their callers' self). */
+	uint64_t budget_ppm;
+	uint64_t budget_unprobed;
+	/* Not a count: the CPU time the traced processes used while recorded
+	 * (launch: the command's tree, from its rusage; -p: /proc), probes
+	 * included; 0 when unknown.  What a budget is a share of. */
+	uint64_t program_cpu_ns;
+	/* Not a count: the program's own CPU time over the same run, measured
+	 * untraced by record --budget (0: not measured), so that a budgeted
+	 * trace can plan the next budget (--budget-from). */
+	uint64_t untraced_cpu_ns;
 };
 
 struct trace_stat_field {
