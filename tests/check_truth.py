@@ -7,7 +7,7 @@ around it, from code without sleds) and prints per function
 `REAL f total_ns N self_ns S calls C`, the traced calls made inside f's
 calls (`INNER f g n`), the full cost of one traced call's probes as it
 measured it (`PROBE pair_ns P`: calls of a traced function against its
-uninstrumented twin, median of 21 blocks) and the cost of a clock reading
+uninstrumented twin, least of 41 blocks each) and the cost of a clock reading
 (`CLOCK read_ns K`).  This runs it untraced, then under `sledtrace record`
 in one mode, and compares `report --format=json` with what the same run
 measured: load stretches both alike, so no retry and no constant tuned to
@@ -39,8 +39,9 @@ Checks:
   raw      timestamps are taken inside the probes: REAL(f) - calls(f) x P
            - noise <= raw total(f) <= REAL(f) + noise;
   comp     |compensated total - U(f)| <= UNCERTAINTY x I(f) x P + noise
-           (and self the same way with the direct probed children in
-           place of I(f)): compensation takes out some of each hit's cost,
+           (and self, truth REAL less the time of f's probed callees
+           (EDGE lines), the same way with f's own calls and its direct
+           probed callees' in place of I(f)): compensation takes out some of each hit's cost,
            never more than all of it (UNCERTAINTY = 1: the run's
            calibration sees only the part of a hit between its
            timestamps; the rest stays in the callers);
@@ -99,13 +100,16 @@ def parse(out):
         real[m[1]] = {"total": int(m[2]), "self": int(m[3]), "calls": int(m[4])}
     for m in re.finditer(r"^WARM (\S+) total_ns (\d+)$", out, re.M):
         real[m[1]]["warm"] = int(m[2])
+    edge = {}
+    for m in re.finditer(r"^EDGE (\S+) (\S+) total_ns (\d+)$", out, re.M):
+        edge.setdefault(m[1], {})[m[2]] = int(m[3])
     for m in re.finditer(r"^INNER (\S+) (\S+) (\d+)$", out, re.M):
         inner.setdefault(m[1], {})[m[2]] = int(m[3])
     pair = re.search(r"^PROBE pair_ns (-?\d+) ", out, re.M)
     clock = re.search(r"^CLOCK read_ns (\d+)$", out, re.M)
     if not (counts and real and pair and clock):
         fail("fixture output lacks COUNT/REAL/PROBE/CLOCK lines:\n" + out)
-    return {"counts": counts, "real": real, "inner": inner, "pair": max(0, int(pair[1])),
+    return {"counts": counts, "real": real, "inner": inner, "edge": edge, "pair": max(0, int(pair[1])),
             "clock": int(clock[1])}
 
 
@@ -157,6 +161,10 @@ def check_counts(fx, rows, stats):
                   % (f, n))
     for f in rows:
         check(f in fx["counts"], "%s in the report, never called" % f)
+    absent = [f for f in fx["counts"] if f not in rows]
+    check(len(absent) <= stats.get("budget_unprobed", 0),
+          "%d functions missing from the report (%s), the budget left %d unprobed"
+          % (len(absent), " ".join(absent), stats.get("budget_unprobed", 0)))
 
 
 def probed_inner(fx, f, rows):
@@ -211,9 +219,11 @@ def compare(fx, pair, p_in, comp, raw, mode):
         err = row["total_ns"] - u
         bound = UNCERTAINTY * inner * pair + noise
         kids = children(fx, f, comp)
-        u_self = r["self"] + r["warm"] - own
+        # the callees the report shows are out of f's self time, the
+        # unprobed ones' time in it (their probed callees are not looked for)
+        u_self = real - own - sum(t for g, t in fx["edge"].get(f, {}).items() if g in comp)
         self_err = row["self_ns"] - u_self
-        self_bound = UNCERTAINTY * kids * pair + REL * max(u_self, 0) + \
+        self_bound = UNCERTAINTY * (kids + r["calls"] + warm) * pair + REL * max(u_self, 0) + \
             2 * K * (kids + r["calls"]) + wait
         print("  %-7s %6d %7d %11d %11d %+7.0f%% %+7.0f%% %11d %11d %11d" % (
             f, r["calls"], inner, real, u, 100.0 * (rrow["total_ns"] - u) / max(u, 1),
