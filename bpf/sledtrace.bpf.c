@@ -6,7 +6,7 @@
  * follow processes (exit, fork, exec, names).  Each header holds one more
  * concern: gate.h (--under), kfilter.h (--min-duration, --max-depth),
  * capture.h (--capture), fork_hold.h and mmap_hold.h (the holds),
- * sched.h (switches). */
+ * sched.h (switches), calib.h (record's measure of a probe hit). */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -251,6 +251,7 @@ int on_ret(struct pt_regs *ctx)
 }
 
 #include "capture.h"
+#include "calib.h"
 
 /* The capture programs replace on_sled and on_ret on the chosen
  * functions' entry sled and on their returns (exit sled or uretprobe). */

@@ -363,6 +363,7 @@ static int start_attached(struct record *r)
 
 	if (exit_policy__resolve(r->opts->exits, &env, &r->exits, err, sizeof(err)))
 		return record__fail(-ENOTSUP, "%s", err);
+	probe_calib__measure(r->skel, &r->exits, &r->calib);
 	attacher__set_pid(r->att, r->targets.n == 1 && !following(r) ? r->targets.pids[0] : -1);
 	ret = record__watch_exits(r);
 	if (!ret)
@@ -401,6 +402,8 @@ static int start_command(struct record *r)
 		return record__fail(ret, "cannot mark known files: %s", strerror(-ret));
 	if (ret)
 		return ret;
+	/* the command is held: the measure competes with nothing of it */
+	probe_calib__measure(r->skel, &r->exits, &r->calib);
 	record__catch_signals(false);
 	ret = launch__release(&r->child);
 	if (ret) {
@@ -429,6 +432,12 @@ int record__start(struct record *r)
 			object_set__functions(r->objs), object_set__count(r->objs), r->plan.sleds,
 			r->plan.probes, r->plan.ret_functions,
 			(unsigned long long)(r->opts->ring_size >> 10));
+	if (r->opts->verbose)
+		fprintf(stderr,
+			"sledtrace: one probe hit measured at %llu ns at entries, %llu ns at exits "
+			"(0: not measured) in %.1f ms\n",
+			(unsigned long long)r->calib.entry_ns, (unsigned long long)r->calib.exit_ns,
+			(double)r->calib.took_ns / 1e6);
 	print_attached(r);
 	r->cpu_ns_started = record__self_cpu_ns();
 	return 0;

@@ -25,6 +25,7 @@
 #include "record/keeper.h"
 #include "record/mappings.h"
 #include "record/objects.h"
+#include "record/probe_calib.h"
 #include "record/progress.h"
 #include "record/record.h"
 #include "record/targets.h"
@@ -73,6 +74,7 @@ struct record {
 	int cb_err;
 	bool child_done;
 	struct exit_policy exits; /* --exit, resolved at start (exit_policy.h) */
+	struct probe_calib calib; /* one probe hit, measured before the target runs */
 };
 
 uint64_t record__now_ns(void);
