@@ -98,8 +98,10 @@ def case_bench(args, tmp):
     if order != want:
         raise CheckFailed("runs in the order %s, expected %s" % (order, want))
     names = sorted(os.listdir(out))
-    want_names = sorted(["%s-%d.%s" % (s, i, e) for s in ("base", "head") for i in (1, 2, 3)
-                         for e in ("pftrace", "log")] + ["diff.json", "summary.md"])
+    # --budget (5% by default): one run a side with every function probed
+    want_names = sorted(["%s-%s.%s" % (s, i, e) for s in ("base", "head")
+                         for i in ("1", "2", "3", "calls") for e in ("pftrace", "log")] +
+                        ["diff.json", "summary.md"])
     if names != want_names:
         raise CheckFailed("the output directory holds %s" % names)
     with open(os.path.join(out, "head-2.log")) as f:
@@ -212,7 +214,8 @@ def bash(script, cwd, env):
 
 def check_traces(ws, runs):
     got = sorted(n for n in os.listdir(os.path.join(ws, "traces")) if n.endswith(".pftrace"))
-    want = sorted("%s-%d.pftrace" % (s, i) for s in ("base", "head") for i in range(1, runs + 1))
+    want = sorted("%s-%s.pftrace" % (s, i) for s in ("base", "head")
+                  for i in [str(k) for k in range(1, runs + 1)] + ["calls"])
     if got != want:
         raise CheckFailed("traces/ holds %s, expected %s" % (got, want))
 

@@ -6,6 +6,7 @@
  * timestamps, when the trace carries no measure of its own). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,18 +179,40 @@ static int by_calls(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The profile's functions with calls, fewest calls first. */
-static struct fn_count *called(struct profile *p, size_t *n)
+static int by_key(const void *a, const void *b)
 {
-	struct fn_count *v = calloc(p->nfns ? p->nfns : 1, sizeof(*v));
+	const struct fn_count *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
 
-	*n = 0;
-	if (!v)
+	return c ? c : strcmp(x->object, y->object);
+}
+
+/* The functions the profiles saw called, each once with its most calls
+ * in any of them, fewest calls first.  The strings stay the profiles'. */
+static struct fn_count *called(struct profile *p, size_t np, size_t *n)
+{
+	size_t cap = 1, k = 0, w = 0;
+	struct fn_count *v;
+
+	for (size_t j = 0; j < np; j++)
+		cap += p[j].nfns;
+	if (!(v = calloc(cap, sizeof(*v))))
 		return NULL;
-	for (size_t i = 0; i < p->nfns; i++)
-		if (p->fns[i].calls && p->fns[i].name)
-			v[(*n)++] = p->fns[i];
-	qsort(v, *n, sizeof(*v), by_calls);
+	for (size_t j = 0; j < np; j++)
+		for (size_t i = 0; i < p[j].nfns; i++)
+			if (p[j].fns[i].calls && p[j].fns[i].name)
+				v[k++] = p[j].fns[i];
+	qsort(v, k, sizeof(*v), by_key);
+	for (size_t i = 0; i < k; i++) {
+		if (w && !by_key(&v[w - 1], &v[i])) {
+			if (v[i].calls > v[w - 1].calls)
+				v[w - 1].calls = v[i].calls;
+			continue;
+		}
+		v[w++] = v[i];
+	}
+	qsort(v, w, sizeof(*v), by_calls);
+	*n = w;
 	return v;
 }
 
@@ -208,11 +231,20 @@ static void note_hottest(struct budget_summary *sum, const struct fn_count *f)
 	}
 }
 
+/* Does another object of v[0..n) have f's name? */
+static bool name_shared(const struct fn_count *v, size_t n, const struct fn_count *f)
+{
+	for (size_t i = 0; i < n; i++)
+		if (&v[i] != f && !strcmp(v[i].name, f->name))
+			return true;
+	return false;
+}
+
 /* Fewest calls first while they fit; the rest into b. */
-static int choose(struct profile *p, struct budget *b, struct budget_summary *sum)
+static int choose(struct profile *p, size_t np, struct budget *b, struct budget_summary *sum)
 {
 	size_t n;
-	struct fn_count *v = called(p, &n);
+	struct fn_count *v = called(p, np, &n);
 	uint64_t allowed = (uint64_t)(sum->share * (double)sum->program_ns), spent = 0;
 	int err = 0;
 
@@ -231,7 +263,9 @@ static int choose(struct profile *p, struct budget *b, struct budget_summary *su
 		sum->left_functions++;
 		sum->left_calls += v[i].calls;
 		note_hottest(sum, &v[i]);
-		err = budget__leave_out(b, v[i].object, v[i].name);
+		/* by name alone unless two objects have it: another build's
+		 * executable may be named differently (bench's base and head) */
+		err = budget__leave_out(b, name_shared(v, n, &v[i]) ? v[i].object : "", v[i].name);
 	}
 	free(v);
 	return err;
@@ -278,34 +312,50 @@ static uint64_t total_calls(const struct profile *p)
 	return n;
 }
 
-int budget_plan__make(const char *path, double share, uint64_t untraced_ns, struct budget **out,
-		      struct budget_summary *sum, char *err, size_t errlen)
+/* Reads every profile; err says what is wrong with the first bad one. */
+static int read_profiles(const char *const *paths, size_t n, struct profile *p, char *err,
+			 size_t errlen)
 {
-	struct profile p = { .min_gap = UINT64_MAX };
-	struct frame_sink sink = { &profile_ops, &p };
-	int rc = perfetto_reader__read(path, &sink, err, errlen);
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct frame_sink sink = { &profile_ops, &p[i] };
+
+		p[i].min_gap = UINT64_MAX;
+		rc = perfetto_reader__read(paths[i], &sink, err, errlen);
+		if (!rc && p[i].st.budget_ppm) {
+			snprintf(
+				err, errlen,
+				"%s was recorded with --budget: the functions it left unprobed have no "
+				"counts in it; plan from a recording without --budget",
+				paths[i]);
+			rc = -EINVAL;
+		}
+	}
+	return rc;
+}
+
+int budget_plan__make(const char *const *paths, size_t npaths, double share, uint64_t untraced_ns,
+		      struct budget **out, struct budget_summary *sum, char *err, size_t errlen)
+{
+	struct profile *p = calloc(npaths ? npaths : 1, sizeof(*p));
+	int rc = p ? read_profiles(paths, npaths, p, err, errlen) : -ENOMEM;
 
 	*out = NULL;
 	memset(sum, 0, sizeof(*sum));
 	sum->share = share;
 	if (!rc) {
-		time_and_cost(&p, untraced_ns, total_calls(&p), sum);
-		if (p.st.budget_ppm) {
-			snprintf(
-				err, errlen,
-				"%s was recorded with --budget: the functions it left unprobed have no "
-				"counts in it; plan from a recording without --budget",
-				path);
-			rc = -EINVAL;
-		} else if (!sum->call_cost_ns || !sum->program_ns) {
-			snprintf(err, errlen, "%s: %s", path,
+		/* the first profile is the program's (bench: the base build) */
+		time_and_cost(&p[0], untraced_ns, total_calls(&p[0]), sum);
+		if (!sum->call_cost_ns || !sum->program_ns) {
+			snprintf(err, errlen, "%s: %s", paths[0],
 				 sum->program_ns ? "no measure of the probe cost in it"
 						 : "no traced call in it");
 			rc = -ENODATA;
 		}
 	}
 	if (!rc && !(rc = budget__new(out)))
-		rc = choose(&p, *out, sum);
+		rc = choose(p, npaths, *out, sum);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	if (!rc && sum->functions && sum->left_functions == sum->functions) {
@@ -324,7 +374,9 @@ int budget_plan__make(const char *path, double share, uint64_t untraced_ns, stru
 	} else {
 		budget__seal(*out);
 	}
-	profile_free(&p);
+	for (size_t i = 0; p && i < npaths; i++)
+		profile_free(&p[i]);
+	free(p);
 	return rc;
 }
 

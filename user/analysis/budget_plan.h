@@ -40,12 +40,13 @@ struct budget_summary {
 	uint64_t hottest_calls[BUDGET_PLAN_HOTTEST];
 };
 
-/* Reads the trace at path and fills *out (a new set, sealed) and *sum.
- * untraced_ns: the program's own CPU time over the trace's run, measured
- * untraced (0: unknown; then the trace's own field, else an estimate).
- * Returns 0, or a negative errno with one line in err. */
-int budget_plan__make(const char *path, double share, uint64_t untraced_ns, struct budget **out,
-		      struct budget_summary *sum, char *err, size_t errlen);
+/* Reads the traces at paths[0..n) and fills *out (a new set, sealed) and
+ * *sum.  A function's calls are its most in any of them; the program's
+ * time and the cost of a call are paths[0]'s.  untraced_ns: the program's
+ * own CPU time over paths[0]'s run, measured untraced (0: unknown, then
+ * estimated).  Returns 0, or a negative errno with one line in err. */
+int budget_plan__make(const char *const *paths, size_t n, double share, uint64_t untraced_ns,
+		      struct budget **out, struct budget_summary *sum, char *err, size_t errlen);
 /* The plan's one line, as record prints it (no newline). */
 void budget_plan__describe(const struct budget_summary *sum, char *buf, size_t len);
 

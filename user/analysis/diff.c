@@ -123,12 +123,46 @@ int diff__add_edge(struct diff *d, const char *const ends[4], uint64_t calls)
 				match_name(ends[2], callee, sizeof(callee)), ends[3] };
 	double *v;
 
-	if (d->o.function && regexec(d->o.function, ends[2], 0, NULL, 0))
+	if (d->o.calls_elsewhere || (d->o.function && regexec(d->o.function, ends[2], 0, NULL, 0)))
 		return 0;
 	if (!(v = diff_store__at(&d->paths, keys, last_run(d)->slot)))
 		return -ENOMEM;
 	*v += (double)calls;
 	return 0;
+}
+
+/* Sets column col of the entry keys to x in every run of side. */
+static int set_all(struct diff *d, struct diff_store *st, enum diff_side side,
+		   const char *const *keys, size_t col, double x)
+{
+	for (size_t k = 0; k < d->nruns[side]; k++) {
+		double *v = diff_store__at(st, keys, d->runs[side][k].slot);
+
+		if (!v)
+			return -ENOMEM;
+		v[col] = x;
+	}
+	return 0;
+}
+
+int diff__set_calls(struct diff *d, enum diff_side side, const char *name, const char *object,
+		    const char *group, uint64_t calls)
+{
+	char buf[4096];
+	const char *keys[3] = { match_name(name, buf, sizeof(buf)), object, group };
+
+	return set_all(d, &d->fns, side, keys, DIFF_SRC_CALLS, (double)calls);
+}
+
+int diff__set_edge(struct diff *d, enum diff_side side, const char *const ends[4], uint64_t calls)
+{
+	char caller[4096], callee[4096];
+	const char *keys[4] = { match_name(ends[0], caller, sizeof(caller)), ends[1],
+				match_name(ends[2], callee, sizeof(callee)), ends[3] };
+
+	if (d->o.function && regexec(d->o.function, ends[2], 0, NULL, 0))
+		return 0;
+	return set_all(d, &d->paths, side, keys, 0, (double)calls);
 }
 
 /* ---- rows ---- */

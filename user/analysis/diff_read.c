@@ -306,6 +306,45 @@ static int read_fold(struct diff *d, const enum diff_side *sides, char *const *p
 	return rc;
 }
 
+/* One side's calls and call paths, over its runs (diff__set_calls). */
+static int set_calls(struct diff *d, enum diff_side side, const struct diff_trace *t)
+{
+	struct report_row row;
+	struct report_edge e;
+	int rc = 0;
+
+	for (size_t i = 0; i < report__nrows(t->r) && !rc; i++) {
+		report__row(t->r, i, &row);
+		rc = diff__set_calls(d, side, row.name, trace_object(t, row.fid),
+				     t->group != DIFF_BY_FUNCTION ? trace_group(t, row.thread)
+								  : NULL,
+				     row.calls);
+	}
+	for (size_t i = 0; i < report__nedges(t->r) && !rc; i++) {
+		report__edge(t->r, i, &e);
+		const char *ends[4] = { report__name(t->r, e.caller),
+					e.caller ? trace_object(t, e.caller) : "",
+					report__name(t->r, e.callee), trace_object(t, e.callee) };
+
+		rc = diff__set_edge(d, side, ends, e.calls);
+	}
+	return rc;
+}
+
+int diff__read_calls(struct diff *d, const char *const paths[2], char *err, size_t errlen)
+{
+	struct diff_trace *t[2] = { NULL, NULL };
+	int rc = read_batch(paths, 2, diff__opts(d), t, err, errlen);
+
+	for (int s = 0; s < 2 && !rc; s++)
+		rc = set_calls(d, (enum diff_side)s, t[s]);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	for (int s = 0; s < 2; s++)
+		trace_free(t[s]);
+	return rc;
+}
+
 int diff__read(struct diff *d, char **const paths[2], const size_t npaths[2], char *err,
 	       size_t errlen)
 {

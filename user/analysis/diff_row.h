@@ -133,6 +133,9 @@ struct diff_opts {
 	double noise_floor;	 /* 0.005: a time change under this share of the run cannot fire */
 	struct diff_rule *const *rules;
 	size_t nrules; /* <= DIFF_MAX_RULES */
+	/* Calls and call paths come from other runs than the times
+	 * (diff__read_calls): the time runs' own paths are not kept. */
+	bool calls_elsewhere;
 };
 
 #endif

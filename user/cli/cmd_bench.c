@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,6 +28,7 @@
 struct bench_args {
 	const char *cmd[2]; /* --base, --head */
 	const char *dir, *summary;
+	const char *budget; /* --budget: "off" or a share like "5%" */
 	uint32_t runs, warmup;
 	struct cli_list record_opts;
 	struct diff_cli c;
@@ -51,6 +53,11 @@ static const struct cli_option options[] = {
 	CLI_LIST(0, "record-opt", S, record_opts, "OPT",
 		 "an option for every recording, as `sledtrace record` spells it, e.g. "
 		 "--record-opt=--ring-size=64M"),
+	CLI_STRING(0, "budget", S, budget, "PCT", "5%",
+		   "times from runs recorded with `record --budget=PCT` (real times: the most "
+		   "called functions left unprobed, the same ones on both sides), calls and call "
+		   "paths from one run a side with every function probed; off: every run with "
+		   "every function probed"),
 	CLI_STRING(0, "summary", S, summary, "FILE", "none",
 		   "also append the markdown summary to FILE (a GitHub job summary: "
 		   "$GITHUB_STEP_SUMMARY)"),
@@ -58,12 +65,28 @@ static const struct cli_option options[] = {
 	CLI_END,
 };
 
+/* "off", or what record --budget takes (record checks it again). */
+static bool budget_ok(const char *b)
+{
+	char *end;
+	double v;
+
+	if (!strcmp(b, "off"))
+		return true;
+	v = strtod(b, &end);
+	return end != b && (!*end || !strcmp(end, "%")) && v > 0 && v <= 100;
+}
+
 static int check(void *set, char *err, size_t errlen)
 {
 	S *a = set;
 
 	if (!a->cmd[0] || !a->cmd[1] || !a->dir)
 		return snprintf(err, errlen, "--base, --head and -o are needed"), -1;
+	if (!budget_ok(a->budget))
+		return snprintf(err, errlen, "--budget wants off or a share like 5%%, not '%s'",
+				a->budget),
+		       -1;
 	return diff_cli__check(&a->c, err, errlen);
 }
 
@@ -77,8 +100,11 @@ static int command_argv(const char *cmd, wordexp_t *we, bool *shell)
 	return *shell ? 0 : rc || !we->we_wordc ? -EINVAL : 0;
 }
 
-static int spawn(char *const *argv, const char *log)
+/* Runs argv with its output in log and /dev/null as input; its exit
+ * status, and *cpu_ns (when not NULL) its tree's CPU time. */
+static int spawn(char *const *argv, const char *log, uint64_t *cpu_ns)
 {
+	struct rusage ru;
 	int status, fd;
 	pid_t pid = fork();
 
@@ -95,9 +121,12 @@ static int spawn(char *const *argv, const char *log)
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
 			return -errno;
+	if (cpu_ns)
+		*cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+			  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -107,13 +136,20 @@ struct job {
 	char **cmd_argv[2];
 	size_t cmd_argc[2];
 	char **paths[2];
+	/* --budget: one run a side with every function probed, and what the
+	 * budgeted runs add to record's options */
+	char *calls[2];
+	char *budget_opts[5];
+	size_t nbudget_opts;
 };
+
+#define TIMING_RUNS 3 /* untraced runs a side whose median CPU time plans the budget */
 
 /* argv of one run: the command itself (warm-up), or sledtrace record
  * writing trace (NULL: warm-up). */
 static char **run_argv(const struct job *j, int side, const char *trace)
 {
-	size_t n = 0, max = 8 + j->a->record_opts.n + j->cmd_argc[side];
+	size_t n = 0, max = 8 + j->a->record_opts.n + j->nbudget_opts + j->cmd_argc[side];
 	char **v = calloc(max, sizeof(*v));
 
 	if (!v)
@@ -126,6 +162,8 @@ static char **run_argv(const struct job *j, int side, const char *trace)
 		v[n++] = (char *)trace;
 		for (size_t i = 0; i < j->a->record_opts.n; i++)
 			v[n++] = (char *)j->a->record_opts.v[i];
+		for (size_t i = 0; i < j->nbudget_opts && trace != j->calls[side]; i++)
+			v[n++] = j->budget_opts[i];
 		v[n++] = "--";
 	}
 	for (size_t i = 0; i < j->cmd_argc[side]; i++)
@@ -141,36 +179,92 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* One run of a side: 0, or 2 with one line on stderr. */
-static int one_run(const struct job *j, int side, uint32_t i, bool warm)
+/* One run of a side into trace (NULL: untraced, its CPU time into
+ * *cpu_ns when not NULL), logged as SIDE-<name>.log: 0, or 2 with one
+ * line on stderr. */
+static int run_one(const struct job *j, int side, const char *trace, const char *name,
+		   const char *label, uint64_t *cpu_ns)
 {
 	char log[4200], **argv;
 	double t = now_s();
 	int rc;
 
-	snprintf(log, sizeof(log), "%s/%s-%u.log", j->a->dir, side_names[side], i + 1);
-	if (!(argv = run_argv(j, side, warm ? NULL : j->paths[side][i])))
+	snprintf(log, sizeof(log), "%s/%s-%s.log", j->a->dir, side_names[side], name);
+	if (!(argv = run_argv(j, side, trace)))
 		return fputs("sledtrace: out of memory\n", stderr), EXIT_USAGE;
-	rc = spawn(argv, warm ? "/dev/null" : log);
+	rc = spawn(argv, trace ? log : "/dev/null", cpu_ns);
 	free(argv);
 	if (rc) {
-		fprintf(stderr, "sledtrace: bench: %s %s %u exited %d (%s)\n", side_names[side],
-			warm ? "warm-up" : "run", i + 1, rc, warm ? j->a->cmd[side] : log);
+		fprintf(stderr, "sledtrace: bench: %s %s exited %d (%s)\n", side_names[side], label,
+			rc, trace ? log : j->a->cmd[side]);
 		return EXIT_USAGE;
 	}
-	if (!warm)
-		fprintf(stderr, "bench: %s run %u of %u: %.2f s\n", side_names[side], i + 1,
-			j->a->runs, now_s() - t);
+	if (trace)
+		fprintf(stderr, "bench: %s %s: %.2f s\n", side_names[side], label, now_s() - t);
 	return 0;
 }
 
-static int record_all(const struct job *j)
+/* One run of a side: 0, or 2 with one line on stderr. */
+static int one_run(const struct job *j, int side, uint32_t i, bool warm)
+{
+	char name[32], label[64];
+
+	snprintf(name, sizeof(name), "%u", i + 1);
+	if (warm)
+		snprintf(label, sizeof(label), "warm-up %u", i + 1);
+	else
+		snprintf(label, sizeof(label), "run %u of %u", i + 1, j->a->runs);
+	return run_one(j, side, warm ? NULL : j->paths[side][i], name, label, NULL);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --budget: the base's own CPU time untraced (median of TIMING_RUNS,
+ * interleaved with the head's), then one run a side with every function
+ * probed, whose calls plan the budget and give the comparison its calls:
+ * every budgeted run, of either side, leaves out the same functions. */
+static int prepare_budget(struct job *j)
+{
+	uint64_t cpu[2][TIMING_RUNS];
+	int rc = 0;
+
+	for (int i = 0; i < TIMING_RUNS && !rc; i++)
+		for (int k = 0; k < 2 && !rc; k++)
+			rc = run_one(j, i % 2 ? !k : k, NULL, "timing", "untraced timing run",
+				     &cpu[i % 2 ? !k : k][i]);
+	for (int s = 0; s < 2 && !rc; s++)
+		rc = run_one(j, s, j->calls[s], "calls", "run with every function probed", NULL);
+	if (rc)
+		return rc;
+	qsort(cpu[0], TIMING_RUNS, sizeof(cpu[0][0]), cmp_u64);
+	j->nbudget_opts = 0;
+	if (asprintf(&j->budget_opts[0], "--budget=%s", j->a->budget) < 0 ||
+	    asprintf(&j->budget_opts[1], "--budget-from=%s", j->calls[0]) < 0 ||
+	    asprintf(&j->budget_opts[2], "--budget-from=%s", j->calls[1]) < 0 ||
+	    asprintf(&j->budget_opts[3], "--untraced-cpu=%lluns",
+		     (unsigned long long)(cpu[0][TIMING_RUNS / 2] ? cpu[0][TIMING_RUNS / 2] : 1)) <
+		    0)
+		return fputs("sledtrace: out of memory\n", stderr), EXIT_USAGE;
+	j->nbudget_opts = 4;
+	fprintf(stderr, "bench: budget %s: the base uses %.1f ms of CPU untraced (median of %d)\n",
+		j->a->budget, (double)cpu[0][TIMING_RUNS / 2] / 1e6, TIMING_RUNS);
+	return 0;
+}
+
+static int record_all(struct job *j)
 {
 	int rc = 0;
 
 	for (uint32_t i = 0; i < j->a->warmup && !rc; i++)
 		for (int s = 0; s < 2 && !rc; s++)
 			rc = one_run(j, s, i, true);
+	if (!rc && j->calls[0])
+		rc = prepare_budget(j);
 	/* base head, head base, ...: a machine that drifts one way during a
 	 * round favours neither side over two rounds */
 	for (uint32_t i = 0; i < j->a->runs && !rc; i++)
@@ -229,7 +323,9 @@ static int compare(const struct job *j)
 	if (j->a->summary && (out[3].f = open_out(NULL, j->a->summary, "a", names[2], 4200)))
 		nout = 4;
 	if (out[1].f && out[2].f && (!j->a->summary || out[3].f))
-		rc = diff_cli__compare(&j->a->c, "bench", j->paths, npaths, out, nout, false);
+		rc = diff_cli__compare(&j->a->c, "bench", j->paths, npaths,
+				       j->calls[0] ? (const char *const *)j->calls : NULL, out,
+				       nout, false);
 	for (int i = 1; i < 4; i++)
 		if (out[i].f && fclose(out[i].f) && rc != EXIT_USAGE) {
 			fprintf(stderr, "sledtrace: bench: cannot write %s\n", out[i].name);
@@ -240,6 +336,9 @@ static int compare(const struct job *j)
 
 static int make_paths(struct job *j)
 {
+	for (int s = 0; s < 2 && strcmp(j->a->budget, "off"); s++)
+		if (asprintf(&j->calls[s], "%s/%s-calls.pftrace", j->a->dir, side_names[s]) < 0)
+			return -ENOMEM;
 	for (int s = 0; s < 2; s++) {
 		if (!(j->paths[s] = calloc(j->a->runs, sizeof(char *))))
 			return -ENOMEM;
@@ -253,7 +352,10 @@ static int make_paths(struct job *j)
 
 static void job_free(struct job *j)
 {
+	for (size_t i = 0; i < sizeof(j->budget_opts) / sizeof(j->budget_opts[0]); i++)
+		free(j->budget_opts[i]);
 	for (int s = 0; s < 2; s++) {
+		free(j->calls[s]);
 		for (uint32_t i = 0; j->paths[s] && i < j->a->runs; i++)
 			free(j->paths[s][i]);
 		free(j->paths[s]);
@@ -316,6 +418,7 @@ static void init(void *set)
 
 	a->runs = 5;
 	a->warmup = 1;
+	a->budget = "5%";
 	diff_cli__init(&a->c);
 }
 

@@ -25,6 +25,7 @@ struct record_cli {
 	struct cli_list under;
 	struct cli_list captures;
 	const char *budget; /* --budget, as given */
+	struct cli_list budget_from;
 };
 
 #define S struct record_cli
@@ -105,9 +106,13 @@ static const struct cli_option options[] = {
 		   "time counts in their callers'; the counts come from --budget-from, else from "
 		   "a counting pass: the command run once more first, its output discarded (with "
 		   "-p: a second of recording)"),
-	CLI_STRING(0, "budget-from", S, o.budget_from, "TRACE", "a counting pass",
-		   "with --budget: take the call counts from TRACE, an earlier recording of the "
-		   "program, instead of a counting pass"),
+	CLI_LIST(0, "budget-from", S, budget_from, "TRACE",
+		 "with --budget: take the call counts from TRACE, an earlier recording of the "
+		 "program without --budget, instead of a counting pass (repeatable: each "
+		 "function's most calls); default: a counting pass"),
+	CLI_DURATION(0, "untraced-cpu", S, o.untraced_cpu_ns, "timed",
+		     "with --budget-from: the program's own CPU time untraced (as measured "
+		     "for the run TRACE recorded), instead of timing a run of COMMAND"),
 	CLI_FLAG(0, "as-root", S, o.as_root,
 		 "under sudo, run COMMAND as root (default: as the user who ran sudo)"),
 	CLI_END,
@@ -204,10 +209,20 @@ static int check_budget(S *c, char *err, size_t errlen)
 	char *end;
 	double v;
 
+	if (c->budget_from.n > sizeof(o->budget_from) / sizeof(o->budget_from[0])) {
+		snprintf(err, errlen, "--budget-from: at most 8 traces");
+		return -1;
+	}
+	for (size_t i = 0; i < c->budget_from.n; i++)
+		o->budget_from[o->nbudget_from++] = c->budget_from.v[i];
 	if (!c->budget) {
-		if (!o->budget_from)
+		if (!o->nbudget_from && !o->untraced_cpu_ns)
 			return 0;
-		snprintf(err, errlen, "--budget-from goes with --budget=PCT");
+		snprintf(err, errlen, "--budget-from and --untraced-cpu go with --budget=PCT");
+		return -1;
+	}
+	if (o->untraced_cpu_ns && !o->nbudget_from) {
+		snprintf(err, errlen, "--untraced-cpu goes with --budget-from");
 		return -1;
 	}
 	errno = 0;

@@ -86,12 +86,14 @@ static void log_verdict(const struct diff *d, const char *cmd, bool findings)
 
 /* Reads, compares, prints; the exit status. */
 static int run_diff(const struct diff_cli *c, struct diff *d, const char *cmd,
-		    char **const paths[2], const size_t npaths[2],
+		    char **const paths[2], const size_t npaths[2], const char *const *calls,
 		    const struct diff_cli_output *outs, size_t nouts, bool log_findings)
 {
 	char err[1024];
 
-	if (diff__read(d, paths, npaths, err, sizeof(err)) || diff__finish(d, err, sizeof(err))) {
+	if (diff__read(d, paths, npaths, err, sizeof(err)) ||
+	    (calls && diff__read_calls(d, calls, err, sizeof(err))) ||
+	    diff__finish(d, err, sizeof(err))) {
 		fprintf(stderr, "sledtrace: %s\n", err);
 		return EXIT_USAGE;
 	}
@@ -110,8 +112,8 @@ static int run_diff(const struct diff_cli *c, struct diff *d, const char *cmd,
 }
 
 int diff_cli__compare(const struct diff_cli *c, const char *cmd, char **const paths[2],
-		      const size_t npaths[2], const struct diff_cli_output *outs, size_t nouts,
-		      bool log_findings)
+		      const size_t npaths[2], const char *const *calls,
+		      const struct diff_cli_output *outs, size_t nouts, bool log_findings)
 {
 	struct diff_rule *rules[DIFF_MAX_RULES];
 	struct diff_opts o = {
@@ -124,6 +126,7 @@ int diff_cli__compare(const struct diff_cli *c, const char *cmd, char **const pa
 		.confidence = c->confidence,
 		.noise_floor = c->noise_floor,
 		.rules = rules,
+		.calls_elsewhere = calls != NULL,
 	};
 	struct diff *d = NULL;
 	regex_t re;
@@ -138,7 +141,7 @@ int diff_cli__compare(const struct diff_cli *c, const char *cmd, char **const pa
 		o.function = &re;
 	if (diff__new(&o, &d))
 		fputs("sledtrace: out of memory\n", stderr);
-	rc = d ? run_diff(c, d, cmd, paths, npaths, outs, nouts, log_findings) : EXIT_USAGE;
+	rc = d ? run_diff(c, d, cmd, paths, npaths, calls, outs, nouts, log_findings) : EXIT_USAGE;
 	diff__free(d);
 	for (size_t i = 0; i < o.nrules; i++)
 		diff_rule__free(rules[i]);

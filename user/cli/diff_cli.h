@@ -79,9 +79,12 @@ struct diff_cli_output {
  * cannot be compared; inconclusive exits as --inconclusive says.  With
  * log_findings, the rules that fired or could not decide are also listed
  * on stderr (outputs that are files tell the CI log nothing). */
+/* calls: NULL, or per side a trace whose calls and call paths replace
+ * those of that side's runs (bench: runs with a budget have their times,
+ * one run with every function probed their calls; diff_read.h). */
 int diff_cli__compare(const struct diff_cli *c, const char *cmd, char **const paths[2],
-		      const size_t npaths[2], const struct diff_cli_output *outs, size_t nouts,
-		      bool log_findings);
+		      const size_t npaths[2], const char *const *calls,
+		      const struct diff_cli_output *outs, size_t nouts, bool log_findings);
 /* The columns of the terminal on standard output, 0 when it is none. */
 unsigned diff_cli__terminal_width(void);
 

@@ -24,12 +24,12 @@
 #include "target/launch.h"
 #include "target/run_as.h"
 
-static int plan_from(const struct record_opts *o, const char *trace, uint64_t untraced_ns,
-		     struct budget **out)
+static int plan_from(const struct record_opts *o, const char *const *traces, size_t n,
+		     uint64_t untraced_ns, struct budget **out)
 {
 	struct budget_summary sum;
 	char err[1024], line[1024];
-	int ret = budget_plan__make(trace, o->budget, untraced_ns, out, &sum, err, sizeof(err));
+	int ret = budget_plan__make(traces, n, o->budget, untraced_ns, out, &sum, err, sizeof(err));
 
 	if (ret) {
 		fprintf(stderr, "sledtrace: record: %s\n", err);
@@ -52,7 +52,8 @@ static struct record_opts counting_opts(const struct record_opts *o, const char 
 	c.silent = true;
 	c.strict = false;
 	c.budget = 0;
-	c.budget_from = NULL;
+	c.nbudget_from = 0;
+	c.untraced_cpu_ns = 0;
 	c.plan = NULL;
 	c.no_sched = true;
 	c.max_depth = 0;
@@ -139,7 +140,7 @@ static int counting_pass(const struct record_opts *o, struct budget **out, uint6
 	*untraced_ns = o->npids ? 0 : untraced;
 	ret = record__session(&c, NULL);
 	if (ret >= 0)
-		ret = plan_from(o, trace, untraced, out);
+		ret = plan_from(o, (const char *const[]){ trace }, 1, untraced, out);
 	unlink(trace);
 	rmdir(dir);
 	return ret;
@@ -148,8 +149,17 @@ static int counting_pass(const struct record_opts *o, struct budget **out, uint6
 int record_budget__plan(const struct record_opts *o, struct budget **out, uint64_t *untraced_ns)
 {
 	*out = NULL;
-	*untraced_ns = 0;
-	if (o->budget_from)
-		return plan_from(o, o->budget_from, 0, out);
-	return counting_pass(o, out, untraced_ns);
+	*untraced_ns = o->untraced_cpu_ns;
+	if (!o->nbudget_from)
+		return counting_pass(o, out, untraced_ns);
+	/* A run's untraced time fits a run's profile; a window's would not
+	 * fit -p's earlier trace, whose span is another. */
+	if (!*untraced_ns && !o->npids) {
+		if (!o->quiet)
+			fprintf(stderr,
+				"sledtrace: budget: timing the program untraced first (the "
+				"command runs once more, its output discarded)\n");
+		*untraced_ns = untraced_run(o);
+	}
+	return plan_from(o, o->budget_from, o->nbudget_from, *untraced_ns, out);
 }

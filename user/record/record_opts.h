@@ -44,11 +44,13 @@ struct record_opts {
 	size_t nunder;
 	const char *captures[64]; /* --capture SPEC (select/capture.h), checked */
 	size_t ncaptures;
-	double budget;		   /* --budget: a share of the program's time; 0: none */
-	const char *budget_from;   /* --budget-from: the profile; NULL: a counting pass */
+	double budget;		    /* --budget: a share of the program's time; 0: none */
+	const char *budget_from[8]; /* --budget-from: the profiles; none: a counting pass */
+	size_t nbudget_from;
 	const struct budget *plan; /* what the budget leaves unprobed (cmd_record.c) */
 	bool silent;		   /* the counting pass: the command's streams discarded */
-	uint64_t untraced_cpu_ns;  /* --budget: the command's own CPU time, untraced */
+	uint64_t untraced_cpu_ns;  /* --budget: the command's own CPU time untraced
+				   * (--untraced-cpu, or measured for the plan) */
 };
 
 #endif
