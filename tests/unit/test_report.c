@@ -50,11 +50,11 @@ static void test_per_function(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\n"
-		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\t30\t30\t\n"
-		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\t80\t50\t\n"
-		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\t50\t50\t\n"
-		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\t260\t160\t\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\tprobe_ns\tprobe_self_ns\n"
+		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\t30\t30\t\t20\t20\n"
+		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\t80\t50\t\t70\t40\n"
+		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\t50\t50\t\t50\t50\n"
+		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\t260\t160\t\t130\t40\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 no_sched=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
 	free(text);
@@ -68,11 +68,11 @@ static void test_sort_total(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\n"
-		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\t260\t160\t\n"
-		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\t80\t50\t\n"
-		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\t50\t50\t\n"
-		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\t30\t30\t\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\tprobe_ns\tprobe_self_ns\n"
+		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\t260\t160\t\t130\t40\n"
+		"*\tf\t3\t80\t50\t10\t26\t31\t40\t40\t0.172414\t*\t\t\t0\t80\t50\t\t70\t40\n"
+		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\t50\t50\t\t50\t50\n"
+		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\t30\t30\t\t20\t20\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 no_sched=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
 	free(text);
@@ -87,13 +87,13 @@ static void test_by_thread_reused_tid(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\n"
-		"5\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\t20\t20\t\n"
-		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\t50\t50\t\n"
-		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\t50\t40\t\n"
-		"5\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\t30\t10\t\n"
-		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\t10\t10\t\n"
-		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\t260\t160\t\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\tprobe_ns\tprobe_self_ns\n"
+		"5\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\t20\t20\t\t10\t10\n"
+		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\t50\t50\t\t50\t50\n"
+		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\t50\t40\t\t40\t30\n"
+		"5\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\t30\t10\t\t30\t10\n"
+		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\t10\t10\t\t10\t10\n"
+		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\t260\t160\t\t130\t40\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 no_sched=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
 	free(text);
@@ -107,13 +107,13 @@ static void test_by_thread(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\n"
-		"6\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\t20\t20\t\n"
-		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\t50\t50\t\n"
-		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\t50\t40\t\n"
-		"6\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\t30\t10\t\n"
-		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\t10\t10\t\n"
-		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\t260\t160\t\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\tprobe_ns\tprobe_self_ns\n"
+		"6\tg\t6\t20\t20\t20\t3\t20\t20\t20\t0.068966\t1\tB\tp\t5\t20\t20\t\t10\t10\n"
+		"5\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t1\tA\tp\t0\t50\t50\t\t50\t50\n"
+		"5\tf\t2\t50\t40\t10\t25\t10\t40\t40\t0.137931\t1\tA\tp\t0\t50\t40\t\t40\t30\n"
+		"6\tf\t1\t30\t10\t30\t30\t30\t30\t30\t0.034483\t1\tB\tp\t0\t30\t10\t\t30\t10\n"
+		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\t10\t10\t\t10\t10\n"
+		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\t260\t160\t\t130\t40\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 no_sched=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
 	free(text);
@@ -129,9 +129,13 @@ static void test_table_stats(void **state)
 		strstr(text,
 		       "times: raw, as the timestamps say\n"
 		       "     CALLS      TOTAL       SELF       MIN       AVG       P50       P99"
-		       "       MAX  SHARE  FUNCTION\n"
-		       "         7       30ns       30ns      10ns       4ns      10ns      20ns"
-		       "      20ns  10.3%  g\n"));
+		       "       MAX  SHARE PROBE  FUNCTION\n"
+		       "         7      ~30ns      ~30ns     ~10ns      ~4ns     ~10ns     ~20ns"
+		       "     ~20ns  10.3%   67%  g\n"));
+	/* g, f, r: their raw totals mostly probe cost; main 130 of 260 */
+	assert_non_null(strstr(text,
+			       "\n~ 4/4 rows mostly probe cost; record --budget=5%: real "
+			       "times, exact counts\n"));
 	assert_non_null(strstr(
 		text,
 		"\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
@@ -157,11 +161,11 @@ static void test_compensated(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\n"
-		"*\tg\t7\t10\t10\t0\t1\t0\t10\t10\t0.071429\t*\t\t\t5\t10\t10\t\n"
-		"*\tf\t3\t10\t10\t0\t3\t0\t10\t10\t0.071429\t*\t\t\t0\t10\t10\t\n"
-		"*\tr\t3\t0\t0\t0\t0\t0\t0\t0\t0.000000\t*\t\t\t0\t0\t0\t\n"
-		"*\tmain\t1\t130\t120\t130\t130\t130\t130\t130\t0.857143\t*\t\t\t0\t130\t120\t\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\tprobe_ns\tprobe_self_ns\n"
+		"*\tg\t7\t10\t10\t0\t1\t0\t10\t10\t0.071429\t*\t\t\t5\t10\t10\t\t20\t20\n"
+		"*\tf\t3\t10\t10\t0\t3\t0\t10\t10\t0.071429\t*\t\t\t0\t10\t10\t\t70\t40\n"
+		"*\tr\t3\t0\t0\t0\t0\t0\t0\t0\t0.000000\t*\t\t\t0\t0\t0\t\t50\t50\n"
+		"*\tmain\t1\t130\t120\t130\t130\t130\t130\t130\t0.857143\t*\t\t\t0\t130\t120\t\t130\t40\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
 		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 no_sched=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 "
 		"times=compensated\n");
@@ -346,11 +350,11 @@ static void test_cpu_raw(void **state)
 	(void)state;
 	assert_string_equal(
 		text,
-		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\n"
-		"*\tf\t1\t50\t20\t50\t50\t50\t50\t50\t0.076923\t*\t\t\t0\t39\t14\t\n"
-		"*\tg\t1\t30\t30\t30\t30\t30\t30\t30\t0.115385\t*\t\t\t0\t25\t25\t\n"
-		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.615385\t*\t\t\t0\t193\t110\t\n"
-		"*\tr\t3\t50\t50\t4\t16\t31\t50\t50\t0.192308\t*\t\t\t0\t44\t44\t\n"
+		"tid\tfunction\tcalls\ttotal_ns\tself_ns\tmin_ns\tavg_ns\tp50_ns\tp99_ns\tmax_ns\tshare\tpid\tthread\tprocess\telided\tcpu_total_ns\tcpu_self_ns\tvalues\tprobe_ns\tprobe_self_ns\n"
+		"*\tf\t1\t50\t20\t50\t50\t50\t50\t50\t0.076923\t*\t\t\t0\t39\t14\t\t12\t8\n"
+		"*\tg\t1\t30\t30\t30\t30\t30\t30\t30\t0.115385\t*\t\t\t0\t25\t25\t\t4\t4\n"
+		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.615385\t*\t\t\t0\t193\t110\t\t44\t12\n"
+		"*\tr\t3\t50\t50\t4\t16\t31\t50\t50\t0.192308\t*\t\t\t0\t44\t44\t\t20\t20\n"
 		"# stats: " SCHED_STATS " times=raw\n");
 	free(text);
 }
@@ -445,7 +449,8 @@ static void test_cpu_table(void **state)
 }
 
 /* A narrow terminal: columns are left out, P50 first, then MIN, P99, MAX,
- * CPU and AVG, until every line fits with 24 columns for names. */
+ * CPU and AVG, until every line fits with 24 columns for names; PROBE
+ * stays (the share of a row's time that is probe cost). */
 static void test_table_fits(void **state)
 {
 	static const struct {
@@ -455,17 +460,17 @@ static void test_table_fits(void **state)
 	} cases[] = {
 		{ 0, true,
 		  "     CALLS      TOTAL       SELF        CPU   CPU-SELF       WAIT       MIN       AVG "
-		  "      P50       P99       MAX  SHARE  FUNCTION\n" },
+		  "      P50       P99       MAX  SHARE PROBE  FUNCTION\n" },
 		{ 120, true,
-		  "     CALLS      TOTAL       SELF        CPU   CPU-SELF       WAIT       AVG       MAX "
-		  " SHARE  FUNCTION\n" },
+		  "     CALLS      TOTAL       SELF        CPU   CPU-SELF       WAIT       AVG  SHARE "
+		  "PROBE  FUNCTION\n" },
 		{ 100, true,
-		  "     CALLS      TOTAL       SELF   CPU-SELF       WAIT       AVG  SHARE  FUNCTION\n" },
+		  "     CALLS      TOTAL       SELF   CPU-SELF       WAIT  SHARE PROBE  FUNCTION\n" },
 		{ 120, false,
-		  "     CALLS      TOTAL       SELF       MIN       AVG       P50       P99       MAX  "
-		  "SHARE  FUNCTION\n" },
-		{ 80, false, "     CALLS      TOTAL       SELF       AVG  SHARE  FUNCTION\n" },
-		{ 40, false, "     CALLS      TOTAL       SELF  SHARE  FUNCTION\n" },
+		  "     CALLS      TOTAL       SELF       MIN       AVG       P99       MAX  SHARE PROBE  "
+		  "FUNCTION\n" },
+		{ 80, false, "     CALLS      TOTAL       SELF  SHARE PROBE  FUNCTION\n" },
+		{ 40, false, "     CALLS      TOTAL       SELF  SHARE PROBE  FUNCTION\n" },
 	};
 
 	(void)state;

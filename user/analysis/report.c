@@ -277,6 +277,11 @@ static int rp_gap(void *ctx, const struct trace_gap *g)
 	return trace_gaps__add(&((struct report *)ctx)->gaps, g);
 }
 
+double report__probe_share(const struct report *r)
+{
+	return r->root_raw ? (double)r->root_probe / (double)r->root_raw : 0;
+}
+
 const char *const report_times_names[] = {
 	[REPORT_TIMES_RAW] = COMP_TIMES_RAW,
 	[REPORT_TIMES_COMPENSATED] = COMP_TIMES_COMPENSATED,

@@ -89,6 +89,9 @@ int report_edges__print(struct report *r, FILE *f);
 void report__put_stats(const struct report *r, FILE *f);
 /* The table's first line: which times its columns show (report_stats.c). */
 void report__put_times(const struct report *r, FILE *f);
+/* The share of the threads' outermost calls' raw time that is probe
+ * cost, estimated (report.c): the run's, in one figure. */
+double report__probe_share(const struct report *r);
 /* The thread or process a group id names; NULL when unknown. */
 const struct rgroup *report__group(const struct report *r, uint32_t id);
 

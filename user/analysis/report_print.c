@@ -20,7 +20,12 @@
 #define MIN_NAME 24
 
 /* The table's columns (below). */
-#define NTCOLS 12
+#define NTCOLS 13
+
+/* A row whose raw total is at least this share probe cost shows its times
+ * marked (TIME_MARK), with a footer saying how to get real ones. */
+#define MOSTLY_PROBES 0.5
+#define TIME_MARK "~"
 
 struct pr {
 	struct report *r;
@@ -28,6 +33,7 @@ struct pr {
 	uint64_t self_sum;
 	bool shown[NTCOLS]; /* the table's columns that fit */
 	size_t name_max;    /* the table's room for names; 0: no limit */
+	size_t marked;	    /* table rows shown marked */
 };
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -39,6 +45,20 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 static uint64_t avg_of(const struct row *row)
 {
 	return row->calls ? row->total / row->calls : 0;
+}
+
+/* The row's raw total: the probe cost is inside it either way. */
+static uint64_t raw_total_of(const struct report *r, const struct row *row)
+{
+	return row->total + (r->o.times == REPORT_TIMES_COMPENSATED ? row->probe : 0);
+}
+
+/* The share of the row's raw total that is probe cost (an estimate). */
+static double probe_share_of(const struct report *r, const struct row *row)
+{
+	uint64_t raw = raw_total_of(r, row);
+
+	return raw ? (double)row->probe / (double)raw : 0;
 }
 
 /* Self time off the CPU: waiting for it, sleeping, blocked.  Per call
@@ -125,6 +145,7 @@ struct cols {
 	uint64_t calls, total, self, cpu, cpu_self, wait;
 	uint64_t min, avg, p50, p99, max;
 	double share;
+	double probe; /* share of the raw total that is probe cost */
 };
 
 static struct cols cols_of(const struct pr *p, const struct row *row)
@@ -144,6 +165,7 @@ static struct cols cols_of(const struct pr *p, const struct row *row)
 		c.p99 = histogram__quantile(row->hist, row->measured, 0.99, c.min, c.max);
 	}
 	c.share = p->self_sum ? (double)row->self / (double)p->self_sum : 0;
+	c.probe = probe_share_of(p->r, row);
 	return c;
 }
 
@@ -154,7 +176,7 @@ static unsigned group_width(const struct report *r)
 	return r->o.by_thread || r->o.by_process ? 9 + 17 : 0;
 }
 
-enum tkind { T_COUNT, T_NS, T_SHARE };
+enum tkind { T_COUNT, T_NS, T_SHARE, T_PERCENT };
 
 /* A column of the table, right-aligned, one space after the one before:
  * a figure of struct cols.  On-CPU columns show in a trace with scheduler
@@ -183,6 +205,7 @@ static const struct tcol tcols[NTCOLS] = {
 	TCOL("MIN", 9, T_NS, min, false, 2),	       TCOL("AVG", 9, T_NS, avg, false, 6),
 	TCOL("P50", 9, T_NS, p50, false, 1),	       TCOL("P99", 9, T_NS, p99, false, 3),
 	TCOL("MAX", 9, T_NS, max, false, 4),	       TCOL("SHARE", 6, T_SHARE, share, false, 0),
+	TCOL("PROBE", 5, T_PERCENT, probe, false, 0),
 };
 #undef TCOL
 
@@ -236,24 +259,29 @@ static void table_header(struct pr *p)
 	fprintf(p->f, "  %s\n", "FUNCTION");
 }
 
-static void table_cell(const struct pr *p, const struct tcol *t, const struct cols *c)
+/* marked: the row's times are mostly probe cost. */
+static void table_cell(const struct pr *p, const struct tcol *t, const struct cols *c, bool marked)
 {
 	const void *v = (const char *)c + t->at;
-	char b[32];
+	char b[32], m[40];
 
 	if (t->kind == T_COUNT)
 		fprintf(p->f, "%*" PRIu64, t->width, *(const uint64_t *)v);
-	else if (t->kind == T_NS)
-		fprintf(p->f, "%*s", t->width,
-			text_out__ns(b, sizeof(b), *(const uint64_t *)v, ""));
+	else if (t->kind == T_NS) {
+		text_out__ns(b, sizeof(b), *(const uint64_t *)v, "");
+		snprintf(m, sizeof(m), "%s%s", marked ? TIME_MARK : "", b);
+		fprintf(p->f, "%*s", t->width, m);
+	} else if (t->kind == T_PERCENT)
+		fprintf(p->f, "%*.0f%%", t->width - 1, 100.0 * *(const double *)v);
 	else
 		fprintf(p->f, "%*.1f%%", t->width - 1, 100.0 * *(const double *)v);
 }
 
-static void table_row(const struct pr *p, const struct row *row)
+static void table_row(struct pr *p, const struct row *row)
 {
 	const struct report *r = p->r;
 	struct cols c = cols_of(p, row);
+	bool marked = c.probe >= MOSTLY_PROBES;
 
 	if (r->o.by_thread || r->o.by_process) {
 		const struct rgroup *g = report__group(r, row->group);
@@ -267,8 +295,9 @@ static void table_row(const struct pr *p, const struct row *row)
 			continue;
 		if (i)
 			fputc(' ', p->f);
-		table_cell(p, &tcols[i], &c);
+		table_cell(p, &tcols[i], &c, marked);
 	}
+	p->marked += marked;
 	fputs("  ", p->f);
 	put_elided(p->f, report__name(r, row->fid), p->name_max, 0);
 	fputc('\n', p->f);
@@ -286,9 +315,9 @@ static void put_field(const struct pr *p, const char *s)
 
 /* New columns go at the end (docs/exports.md). */
 static const char *const flat_cols[] = {
-	"tid",	  "function", "calls",	"total_ns",	"self_ns",     "min_ns",
-	"avg_ns", "p50_ns",   "p99_ns", "max_ns",	"share",       "pid",
-	"thread", "process",  "elided", "cpu_total_ns", "cpu_self_ns", "values",
+	"tid",	  "function",	  "calls",	 "total_ns", "self_ns",	 "min_ns",	  "avg_ns",
+	"p50_ns", "p99_ns",	  "max_ns",	 "share",    "pid",	 "thread",	  "process",
+	"elided", "cpu_total_ns", "cpu_self_ns", "values",   "probe_ns", "probe_self_ns",
 };
 
 static void flat_header(const struct pr *p)
@@ -334,7 +363,7 @@ static void flat_row(const struct pr *p, const struct row *row)
 	fprintf(p->f, "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c", sep, row->elided, sep,
 		row->cpu_total, sep, row->cpu_self, sep);
 	put_values_cell(p, row->fid);
-	fputc('\n', p->f);
+	fprintf(p->f, "%c%" PRIu64 "%c%" PRIu64 "\n", sep, row->probe, sep, row->probe_self);
 }
 
 /* ---- JSON ---- */
@@ -353,8 +382,9 @@ static void json_row(const struct pr *p, const struct row *row, bool first)
 		",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"share\":%.6f",
 		row->calls, row->total, row->self, c.min, c.avg, c.p50, c.p99, c.max, c.share);
 	fprintf(p->f,
-		",\"elided\":%" PRIu64 ",\"cpu_total_ns\":%" PRIu64 ",\"cpu_self_ns\":%" PRIu64,
-		row->elided, row->cpu_total, row->cpu_self);
+		",\"elided\":%" PRIu64 ",\"cpu_total_ns\":%" PRIu64 ",\"cpu_self_ns\":%" PRIu64
+		",\"probe_ns\":%" PRIu64 ",\"probe_self_ns\":%" PRIu64,
+		row->elided, row->cpu_total, row->cpu_self, row->probe, row->probe_self);
 	if (r->o.by_thread && g)
 		fprintf(p->f, ",\"tid\":%" PRIu32, g->tid);
 	if (g) {
@@ -399,8 +429,8 @@ static int print_rows(struct pr *p)
 	if (r->o.format == REPORT_JSON)
 		fprintf(p->f,
 			"{\"schema\":\"sledtrace.report/1\",\"group\":\"%s\",\"times\":\"%s\","
-			"\"rows\":[",
-			group_word(r), report__times_name(r->o.times));
+			"\"probe_share\":%.6f,\"rows\":[",
+			group_word(r), report__times_name(r->o.times), report__probe_share(r));
 	else if (r->o.format == REPORT_TABLE)
 		table_header(p);
 	else
@@ -413,6 +443,10 @@ static int print_rows(struct pr *p)
 		else
 			flat_row(p, v[i]);
 	}
+	if (r->o.format == REPORT_TABLE && p->marked)
+		fprintf(p->f,
+			"%s %zu/%zu rows mostly probe cost; record --budget=5%%: real times, exact counts\n",
+			TIME_MARK, p->marked, n);
 	if (r->o.format == REPORT_JSON) {
 		fputs("\n],", p->f);
 		report__put_stats(r, p->f);
