@@ -227,6 +227,9 @@ static void fill_row(struct diff *d, size_t i, double *vals, double *x)
 	}
 	for (int s = 0; s < 2; s++)
 		r->calls_agree[s] = r->v[s][DIFF_CALLS].min == r->v[s][DIFF_CALLS].max;
+	r->unprobed = d->o.calls_elsewhere && !r->v[DIFF_BASE][DIFF_TOTAL].max &&
+		      !r->v[DIFF_HEAD][DIFF_TOTAL].max &&
+		      (r->v[DIFF_BASE][DIFF_CALLS].max || r->v[DIFF_HEAD][DIFF_CALLS].max);
 	r->status = !any_calls(d, i, DIFF_BASE)	  ? DIFF_NEW
 		    : !any_calls(d, i, DIFF_HEAD) ? DIFF_GONE
 		    : r->change[DIFF_CALLS]	  ? DIFF_CHANGED

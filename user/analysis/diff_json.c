@@ -116,8 +116,9 @@ static void json_function(const struct diff *d, const struct diff_row *r, FILE *
 	json_rule_list(d, r->unsure, f);
 	fputs(", \"uncleared\": ", f);
 	json_rule_list(d, r->uncleared, f);
-	fprintf(f, ", \"calls_agree\": {\"base\": %s, \"head\": %s}",
-		r->calls_agree[0] ? "true" : "false", r->calls_agree[1] ? "true" : "false");
+	fprintf(f, ", \"calls_agree\": {\"base\": %s, \"head\": %s}, \"unprobed\": %s",
+		r->calls_agree[0] ? "true" : "false", r->calls_agree[1] ? "true" : "false",
+		r->unprobed ? "true" : "false");
 	for (int m = 0; m < DIFF_NMETRICS; m++)
 		json_metric(r, (enum diff_metric)m, f);
 	fputc('}', f);

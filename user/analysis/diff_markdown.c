@@ -45,6 +45,10 @@ static void md_value(const struct diff *d, const struct diff_row *r, enum diff_s
 	const struct diff_spread *v = &r->v[s][m];
 	char a[32], b[32];
 
+	if (r->unprobed && diff_metrics[m].kind == DIFF_KIND_TIME) {
+		fputs("unprobed", f);
+		return;
+	}
 	fputs(diff_fmt_value(a, sizeof(a), m, v->median), f);
 	if (diff__nruns(d, s) > 1 && (diff_metrics[m].kind == DIFF_KIND_TIME || v->min != v->max))
 		fprintf(f, " (%s–%s)", diff_fmt_value(a, sizeof(a), m, v->min),
@@ -98,7 +102,10 @@ static void md_row(const struct diff *d, const struct diff_row *r, FILE *f)
 		md_value(d, r, DIFF_BASE, m, f);
 		fputs(" | ", f);
 		md_value(d, r, DIFF_HEAD, m, f);
-		fprintf(f, " | %s", diff_fmt_change(c, sizeof(c), r, m));
+		fprintf(f, " | %s",
+			r->unprobed && diff_metrics[m].kind == DIFF_KIND_TIME
+				? "-"
+				: diff_fmt_change(c, sizeof(c), r, m));
 	}
 	fputs(" |\n", f);
 }

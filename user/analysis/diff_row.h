@@ -67,6 +67,9 @@ struct diff_row {
 	struct diff_estimate est[DIFF_NMETRICS]; /* time metrics */
 	bool calls_agree[2];			 /* every run of the side had one count */
 	bool shared_name;			 /* another object has a function of this name */
+	/* Calls from runs with every probe, and no time in the timed runs:
+	 * a budget left it unprobed there (its time is in its callers'). */
+	bool unprobed;
 	/* Left out by --function: it only helps measure the shared shift,
 	 * which is the whole program's, and is neither tested nor shown. */
 	bool hidden;

@@ -47,6 +47,10 @@ static void cell_value(char *buf, const struct diff *d, const struct diff_row *r
 {
 	const struct diff_spread *v = &r->v[s][m];
 
+	if (r->unprobed && diff_metrics[m].kind == DIFF_KIND_TIME) {
+		snprintf(buf, CELL, "unprobed");
+		return;
+	}
 	diff_fmt_value(buf, CELL, m, v->median);
 	if (diff_metrics[m].kind == DIFF_KIND_TIME && diff__nruns(d, s) > 1 && v->median)
 		snprintf(buf + strlen(buf), CELL - strlen(buf), " ±%.0f%%",
@@ -70,7 +74,10 @@ static void render(const struct diff *d, const struct grid *g, const struct diff
 			cell_value(cells[c], d, r, DIFF_HEAD, m);
 			break;
 		default:
-			diff_fmt_change(cells[c], CELL, r, m);
+			if (r->unprobed && diff_metrics[m].kind == DIFF_KIND_TIME)
+				snprintf(cells[c], CELL, "-");
+			else
+				diff_fmt_change(cells[c], CELL, r, m);
 		}
 	}
 }

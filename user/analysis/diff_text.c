@@ -226,6 +226,26 @@ static void note_shift(const struct diff *d, void (*fn)(void *, const char *), v
 	}
 }
 
+/* bench --budget: where the times come from, and what has none. */
+static void note_budget(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	const struct trace_stats *st;
+	size_t n = 0;
+	char buf[512];
+
+	if (!diff__opts(d)->calls_elsewhere || !diff__nruns(d, DIFF_BASE))
+		return;
+	for (size_t i = 0; i < diff__nrows(d); i++)
+		n += diff__row(d, i)->unprobed;
+	st = diff__stats(d, DIFF_BASE, 0);
+	snprintf(buf, sizeof(buf),
+		 "calls and call paths from one run a side with every function probed; times "
+		 "from runs with a budget of %g%% of the program's time, which left %zu of these "
+		 "functions unprobed: their time is in their callers' self time",
+		 (double)st->budget_ppm / 1e4, n);
+	fn(ctx, buf);
+}
+
 static bool cpu_rules(const struct diff_opts *o)
 {
 	for (size_t k = 0; k < o->nrules; k++) {
@@ -348,6 +368,7 @@ void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), 
 	note_losses(d, fn, ctx);
 	note_objects(d, fn, ctx);
 	note_sched(d, fn, ctx);
+	note_budget(d, fn, ctx);
 	note_shift(d, fn, ctx);
 	note_counts(d, fn, ctx);
 	note_uncleared(d, fn, ctx);
