@@ -60,10 +60,10 @@ static struct record_opts counting_opts(const struct record_opts *o, const char 
 	c.min_duration_ns = 0;
 	c.nunder = 0;
 	c.ncaptures = 0;
+	/* a window long enough to see the phases of a loop, whatever
+	 * --duration says: a plan from 50 ms saw one phase of a server */
 	if (o->npids)
-		c.duration_ns = o->duration_ns && o->duration_ns / 10 < BUDGET_WINDOW_NS
-					? o->duration_ns / 10
-					: BUDGET_WINDOW_NS;
+		c.duration_ns = BUDGET_WINDOW_NS;
 	return c;
 }
 

@@ -8,7 +8,7 @@
 #include "record/record_opts.h"
 #include "select/budget.h"
 
-/* The counting pass of -p: a second, or a tenth of --duration if less. */
+/* The counting pass of -p, and its untraced window before: a second each. */
 #define BUDGET_WINDOW_NS 1000000000ull
 
 /* *out gets the functions to leave unprobed, *untraced_ns the command's
