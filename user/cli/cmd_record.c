@@ -237,6 +237,11 @@ static int check_budget(S *c, char *err, size_t errlen)
 		return -1;
 	}
 	o->budget = v / 100;
+	/* A budget probes few calls: a rewritten copy's cheap hits do not pay
+	 * for its costs per process and per sled (its first hit is rewritten
+	 * into a call), which were most of a budgeted Lua run's cost. */
+	if (o->exits == EXIT_AUTO)
+		o->exits = EXIT_MIXED;
 	if (o->no_events) {
 		snprintf(err, errlen,
 			 "--budget and --no-events contradict (a budget is for real times)");
