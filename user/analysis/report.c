@@ -220,6 +220,7 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 	if (t->active[f->fid] && !--t->active[f->fid]) {
 		row->total += wall.all;
 		row->probe += wall.probe;
+		row->cpu_probe += cpu.probe;
 		row->cpu_total += cpu.all;
 	}
 	if ((r->o.callers || r->o.callees || r->o.edges) &&

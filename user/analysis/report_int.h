@@ -29,6 +29,7 @@ struct row {
 	 * (probe_comp.h, clamped per call at the raw figure), summed as total
 	 * and self are: what compensation takes out, or would. */
 	uint64_t probe, probe_self;
+	uint64_t cpu_probe; /* the same inside the raw on-CPU total */
 	struct histogram *hist;
 };
 

@@ -47,18 +47,16 @@ static uint64_t avg_of(const struct row *row)
 	return row->calls ? row->total / row->calls : 0;
 }
 
-/* The row's raw total: the probe cost is inside it either way. */
-static uint64_t raw_total_of(const struct report *r, const struct row *row)
-{
-	return row->total + (r->o.times == REPORT_TIMES_COMPENSATED ? row->probe : 0);
-}
-
-/* The share of the row's raw total that is probe cost (an estimate). */
+/* The share of the row's raw time that is probe cost (an estimate): of
+ * its raw on-CPU total when the trace has switches (a probe runs on the
+ * CPU; time spent preempted would hide it), else of its raw total. */
 static double probe_share_of(const struct report *r, const struct row *row)
 {
-	uint64_t raw = raw_total_of(r, row);
+	bool comp = r->o.times == REPORT_TIMES_COMPENSATED, cpu = r->st.switches > 0;
+	uint64_t probe = cpu ? row->cpu_probe : row->probe;
+	uint64_t raw = (cpu ? row->cpu_total : row->total) + (comp ? probe : 0);
 
-	return raw ? (double)row->probe / (double)raw : 0;
+	return raw ? (double)probe / (double)raw : 0;
 }
 
 /* Self time off the CPU: waiting for it, sleeping, blocked.  Per call

@@ -48,6 +48,10 @@ struct frame_builder {
 	struct fb_thread *cached; /* consecutive events usually share a thread */
 	uint64_t unmatched, inferred, unfinished;
 	uint64_t leaf_min; /* shortest measured leaf call, UINT64_MAX: none */
+	/* frame_builder__tally: per fid, calls ended and direct children */
+	uint64_t *tally_calls, *tally_children;
+	size_t ntally;
+	bool tallying;
 	bool finished;
 };
 
@@ -87,6 +91,8 @@ void frame_builder__free(struct frame_builder *fb)
 	for (uint32_t i = 0; i < fb->nthreads; i++)
 		thread_free(fb->threads[i]);
 	free(fb->threads);
+	free(fb->tally_calls);
+	free(fb->tally_children);
 	u64map__clear(&fb->live);
 	u64map__clear(&fb->live_proc);
 	free(fb);
@@ -316,6 +322,56 @@ void frame_builder__seen(struct fb_thread *t, uint64_t ts)
 		t->last_ts = ts;
 }
 
+void frame_builder__tally(struct frame_builder *fb)
+{
+	fb->tallying = true;
+}
+
+size_t frame_builder__tallies(const struct frame_builder *fb, const uint64_t **calls,
+			      const uint64_t **children)
+{
+	*calls = fb->tally_calls;
+	*children = fb->tally_children;
+	return fb->ntally;
+}
+
+static bool tally_room(struct frame_builder *fb, uint32_t fid)
+{
+	size_t n = fb->ntally ? fb->ntally : 256;
+	uint64_t *c, *k;
+
+	while (n <= fid)
+		n *= 2;
+	if (n == fb->ntally)
+		return true;
+	c = realloc(fb->tally_calls, n * sizeof(*c));
+	if (c)
+		fb->tally_calls = c;
+	k = c ? realloc(fb->tally_children, n * sizeof(*k)) : NULL;
+	if (!k)
+		return false; /* the tally is a hint: it stops growing */
+	fb->tally_children = k;
+	memset(c + fb->ntally, 0, (n - fb->ntally) * sizeof(*c));
+	memset(k + fb->ntally, 0, (n - fb->ntally) * sizeof(*k));
+	fb->ntally = n;
+	return true;
+}
+
+/* The call ending on t's top: one more call of its function, and one more
+ * direct child of its caller's. */
+static void tally_leave(struct frame_builder *fb, const struct fb_thread *t)
+{
+	uint32_t fid = t->stack[t->depth - 1].fid;
+	uint32_t up = t->depth > 1 ? t->stack[t->depth - 2].fid : fid;
+	uint32_t most = fid > up ? fid : up;
+
+	if (most >= fb->ntally && !tally_room(fb, most))
+		return;
+	fb->tally_calls[fid]++;
+	if (t->depth > 1)
+		fb->tally_children[up]++;
+}
+
 int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
 			 enum frame_end how)
 {
@@ -337,6 +393,8 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
 	else if (how == FRAME_UNFINISHED)
 		fb->unfinished++;
 	note_leaf(fb, t, ts, how);
+	if (fb->tallying)
+		tally_leave(fb, t);
 	err = fb->sink.ops->leave
 		      ? fb->sink.ops->leave(fb->sink.ctx, &t->th, t->stack, t->depth, ts, how)
 		      : 0;

@@ -212,5 +212,13 @@ int frame_builder__elided(struct frame_builder *fb, struct fb_thread *t, uint32_
  * leaves on an empty stack as unmatched_exits) to *st - producers must not
  * count those themselves - then calls stats() and finish(). */
 int frame_builder__finish(struct frame_builder *fb, struct trace_stats *st);
+/* From now on, count per function id the calls that end and the direct
+ * children they had (what a function's self time holds of probes:
+ * model/probe_comp.h): two increments a call.  For record's word on times
+ * that are mostly probe cost. */
+void frame_builder__tally(struct frame_builder *fb);
+/* The counts, indexed by function id; returns their length (0: none). */
+size_t frame_builder__tallies(const struct frame_builder *fb, const uint64_t **calls,
+			      const uint64_t **children);
 
 #endif

@@ -282,6 +282,9 @@ static int open_output(struct record *r)
 	r->fb = frame_builder__new(&sink);
 	if (!r->fb)
 		return record__fail(-ENOMEM, "out of memory");
+	/* what record says of times mostly probe cost (probe_note.h) */
+	if (!r->opts->quiet && !r->opts->no_events)
+		frame_builder__tally(r->fb);
 	ret = collector__new(r->fb, &r->col);
 	if (!ret)
 		ret = object_set__register(r->objs, r->col, r->fb);

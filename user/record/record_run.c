@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "record/probe_note.h"
 #include "record/record_int.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
@@ -565,6 +566,8 @@ int record__finish(struct record *r)
 			"(build with clang -fxray-instrument)\n",
 			r->targets.n ? "traced" : "of the tree");
 	say_budget(r, &st);
+	if (!r->opts->quiet && !r->opts->no_events)
+		probe_note__say(r->objs, r->fb, &st, stderr);
 	r->events = st.events;
 	r->cpu_ns_finished = record__self_cpu_ns();
 	return strict_status(r, &st);
