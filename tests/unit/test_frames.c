@@ -268,6 +268,39 @@ static void test_deep_stack(void **state)
 	frame_builder__free(fb);
 }
 
+/* The tally record's word on probe cost reads: per function, calls ended
+ * and their direct children, whatever way they ended; function 300 grows
+ * the arrays past their first size. */
+static void test_tally(void **state)
+{
+	struct sink_log log;
+	struct frame_sink sink = sink_log__sink(&log);
+	struct frame_builder *fb = frame_builder__new(&sink);
+	struct trace_stats st = { 0 };
+	const uint64_t *calls, *children;
+	struct fb_thread *t;
+
+	(void)state;
+	frame_builder__tally(fb);
+	assert_int_equal(frame_builder__thread(fb, 10, 11, "main", "app", NULL, &t), 0);
+	assert_int_equal(frame_builder__enter(fb, t, 1, 100, 0x7f00), 0);
+	for (uint64_t i = 0; i < 3; i++) {
+		assert_int_equal(frame_builder__enter(fb, t, 2, 110 + 10 * i, 0x7e00), 0);
+		assert_int_equal(frame_builder__leave(fb, t, 115 + 10 * i, FRAME_RETURNED), 0);
+	}
+	assert_int_equal(frame_builder__enter(fb, t, 300, 150, 0x7e00), 0);
+	assert_int_equal(frame_builder__leave(fb, t, 160, FRAME_INFERRED), 0);
+	assert_int_equal(frame_builder__leave(fb, t, 170, FRAME_RETURNED), 0);
+	assert_true(frame_builder__tallies(fb, &calls, &children) > 300);
+	assert_int_equal(calls[1], 1);
+	assert_int_equal(children[1], 4);
+	assert_int_equal(calls[2], 3);
+	assert_int_equal(children[2], 0);
+	assert_int_equal(calls[300], 1);
+	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	frame_builder__free(fb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_finish_and_counting),
 		cmocka_unit_test(test_add_thread_shadows),
 		cmocka_unit_test(test_deep_stack),
+		cmocka_unit_test(test_tally),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
