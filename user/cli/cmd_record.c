@@ -126,6 +126,19 @@ static void init(void *set)
 	o->ring_size = 8ull << 20;
 }
 
+/* A repeatable option's values into a fixed array of record_opts. */
+static int copy_list(const struct cli_list *from, const char **to, size_t *n, size_t max,
+		     const char *what, char *err, size_t errlen)
+{
+	if (from->n > max) {
+		snprintf(err, errlen, "%s: at most %zu", what, max);
+		return -1;
+	}
+	for (size_t i = 0; i < from->n; i++)
+		to[(*n)++] = from->v[i];
+	return 0;
+}
+
 /* "4242" or "4242,4250" into o->pids. */
 static int parse_pids(struct record_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -155,12 +168,8 @@ static int check_captures(S *c, char *err, size_t errlen)
 	struct capture_set *cs = NULL;
 	int ret;
 
-	if (c->captures.n > sizeof(o->captures) / sizeof(o->captures[0])) {
-		snprintf(err, errlen, "--capture: at most 64 specs");
+	if (copy_list(&c->captures, o->captures, &o->ncaptures, 64, "--capture specs", err, errlen))
 		return -1;
-	}
-	for (size_t i = 0; i < c->captures.n; i++)
-		o->captures[o->ncaptures++] = c->captures.v[i];
 	ret = capture_set__new(o->captures, o->ncaptures, &cs, err, errlen);
 	capture_set__free(cs);
 	if (ret == -ENOMEM)
@@ -175,18 +184,10 @@ static int check_scope(S *c, char *err, size_t errlen)
 
 	if (c->pid_list && parse_pids(o, c->pid_list, err, errlen))
 		return -1;
-	if (c->objects.n > sizeof(o->objects) / sizeof(o->objects[0])) {
-		snprintf(err, errlen, "--object: at most 64 patterns");
+	if (copy_list(&c->objects, o->objects, &o->nobjects, 64, "--object patterns", err,
+		      errlen) ||
+	    copy_list(&c->under, o->under, &o->nunder, 64, "--under patterns", err, errlen))
 		return -1;
-	}
-	for (size_t i = 0; i < c->objects.n; i++)
-		o->objects[o->nobjects++] = c->objects.v[i];
-	if (c->under.n > sizeof(o->under) / sizeof(o->under[0])) {
-		snprintf(err, errlen, "--under: at most 64 patterns");
-		return -1;
-	}
-	for (size_t i = 0; i < c->under.n; i++)
-		o->under[o->nunder++] = c->under.v[i];
 	if (!o->npids && o->duration_ns)
 		snprintf(err, errlen,
 			 "--duration goes with -p (a command is traced until it exits)");
@@ -209,12 +210,9 @@ static int check_budget(S *c, char *err, size_t errlen)
 	char *end;
 	double v;
 
-	if (c->budget_from.n > sizeof(o->budget_from) / sizeof(o->budget_from[0])) {
-		snprintf(err, errlen, "--budget-from: at most 8 traces");
+	if (copy_list(&c->budget_from, o->budget_from, &o->nbudget_from, 8, "--budget-from traces",
+		      err, errlen))
 		return -1;
-	}
-	for (size_t i = 0; i < c->budget_from.n; i++)
-		o->budget_from[o->nbudget_from++] = c->budget_from.v[i];
 	if (!c->budget) {
 		if (!o->nbudget_from && !o->untraced_cpu_ns)
 			return 0;
