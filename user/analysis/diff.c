@@ -202,6 +202,22 @@ static bool any_calls(const struct diff *d, size_t i, enum diff_side s)
 	return false;
 }
 
+/* Median over side's runs of the probes' share of entry i's raw total. */
+static double probe_share(const struct diff *d, size_t i, enum diff_side side, double *x)
+{
+	size_t k = 0;
+
+	for (size_t r = 0; r < d->nruns[side]; r++) {
+		const double *v = diff_store__vals(&d->fns, i, d->runs[side][r].slot);
+		double raw = v[DIFF_SRC_TOTAL] +
+			     (d->o.times == REPORT_TIMES_COMPENSATED ? v[DIFF_SRC_PROBE] : 0);
+
+		if (raw > 0)
+			x[k++] = v[DIFF_SRC_PROBE] / raw;
+	}
+	return k ? diff_stats__median(x, k) : NAN;
+}
+
 static void fill_row(struct diff *d, size_t i, double *vals, double *x)
 {
 	struct diff_row *r = &d->rows[i];
@@ -227,6 +243,8 @@ static void fill_row(struct diff *d, size_t i, double *vals, double *x)
 	}
 	for (int s = 0; s < 2; s++)
 		r->calls_agree[s] = r->v[s][DIFF_CALLS].min == r->v[s][DIFF_CALLS].max;
+	for (int s = 0; s < 2; s++)
+		r->probe_share[s] = probe_share(d, i, (enum diff_side)s, x);
 	r->unprobed = d->o.calls_elsewhere && !r->v[DIFF_BASE][DIFF_TOTAL].max &&
 		      !r->v[DIFF_HEAD][DIFF_TOTAL].max &&
 		      (r->v[DIFF_BASE][DIFF_CALLS].max || r->v[DIFF_HEAD][DIFF_CALLS].max);

@@ -102,6 +102,15 @@ static void json_metric(const struct diff_row *r, enum diff_metric m, FILE *f)
 	fputc('}', f);
 }
 
+/* A share in [0, 1] with 4 digits, null when there is none. */
+static void json_share(double x, FILE *f)
+{
+	if (isnan(x))
+		fputs("null", f);
+	else
+		fprintf(f, "%.4f", x);
+}
+
 static void json_function(const struct diff *d, const struct diff_row *r, FILE *f)
 {
 	fputs("    {\"function\": ", f);
@@ -119,6 +128,11 @@ static void json_function(const struct diff *d, const struct diff_row *r, FILE *
 	fprintf(f, ", \"calls_agree\": {\"base\": %s, \"head\": %s}, \"unprobed\": %s",
 		r->calls_agree[0] ? "true" : "false", r->calls_agree[1] ? "true" : "false",
 		r->unprobed ? "true" : "false");
+	fputs(", \"probe_share\": {\"base\": ", f);
+	json_share(r->probe_share[DIFF_BASE], f);
+	fputs(", \"head\": ", f);
+	json_share(r->probe_share[DIFF_HEAD], f);
+	fputc('}', f);
 	for (int m = 0; m < DIFF_NMETRICS; m++)
 		json_metric(r, (enum diff_metric)m, f);
 	fputc('}', f);

@@ -91,6 +91,8 @@ static void md_row(const struct diff *d, const struct diff_row *r, FILE *f)
 
 	fprintf(f, "| %s | ", status_word(r));
 	md_name(r, f);
+	if (diff_row__probe_mostly(r) > 0)
+		fprintf(f, " ~%.0f%% probes", 100 * diff_row__probe_mostly(r));
 	if (r->group) {
 		fputs(" | ", f);
 		md_code(r->group, f);

@@ -11,6 +11,7 @@ const size_t diff_source_offsets[DIFF_NSOURCES] = {
 	[DIFF_SRC_SELF] = offsetof(struct report_row, self_ns),
 	[DIFF_SRC_CPU] = offsetof(struct report_row, cpu_total_ns),
 	[DIFF_SRC_CPU_SELF] = offsetof(struct report_row, cpu_self_ns),
+	[DIFF_SRC_PROBE] = offsetof(struct report_row, probe_ns),
 };
 
 /* The on-CPU metrics share the shift of on-CPU self time: a machine that

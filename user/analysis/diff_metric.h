@@ -19,6 +19,7 @@ enum diff_source {
 	DIFF_SRC_SELF,
 	DIFF_SRC_CPU,
 	DIFF_SRC_CPU_SELF,
+	DIFF_SRC_PROBE, /* no metric: the share of a time that is probes (a label) */
 	DIFF_NSOURCES
 };
 

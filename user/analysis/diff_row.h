@@ -70,6 +70,9 @@ struct diff_row {
 	/* Calls from runs with every probe, and no time in the timed runs:
 	 * a budget left it unprobed there (its time is in its callers'). */
 	bool unprobed;
+	/* Per side, the median over runs of the share of the raw total that
+	 * is probe cost (report's label); NAN without calls. */
+	double probe_share[2];
 	/* Left out by --function: it only helps measure the shared shift,
 	 * which is the whole program's, and is neither tested nor shown. */
 	bool hidden;

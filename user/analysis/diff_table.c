@@ -42,6 +42,17 @@ static void col_head(const struct grid *g, int c, char *buf)
 		snprintf(buf, CELL, "%s base", diff_metrics[col_metric(g, c)].title);
 }
 
+/* The row's label, with the share of probes where its times are mostly. */
+static const char *table_label(const struct diff_row *r, char *buf, size_t n)
+{
+	double m = diff_row__probe_mostly(r);
+	size_t len = strlen(diff_row__label(r, buf, n));
+
+	if (m > 0 && len < n)
+		snprintf(buf + len, n - len, " ~%.0f%% probes", 100 * m);
+	return buf;
+}
+
 static void cell_value(char *buf, const struct diff *d, const struct diff_row *r, enum diff_side s,
 		       enum diff_metric m)
 {
@@ -97,7 +108,7 @@ static int layout(const struct diff *d, const struct grid *g, const struct diff_
 	}
 	for (size_t i = 0; i < diff_text__shown(d, o->top); i++) {
 		const struct diff_row *r = diff__row(d, i);
-		size_t n = strlen(diff_row__label(r, label, sizeof(label)));
+		size_t n = strlen(table_label(r, label, sizeof(label)));
 
 		render(d, g, r, cells);
 		for (int c = 0; c < g->ncols; c++)
@@ -146,7 +157,7 @@ static void print_rows(const struct diff *d, const struct diff_print_opts *o, FI
 		render(d, &g, diff__row(d, i), cells);
 		for (int c = 0; c < ncols; c++)
 			fprintf(f, "%*s  ", (int)w[c], cells[c]);
-		print_name(diff_row__label(diff__row(d, i), label, sizeof(label)), name_w, f);
+		print_name(table_label(diff__row(d, i), label, sizeof(label)), name_w, f);
 	}
 	if (shown < diff__nrows(d))
 		fprintf(f, "(%zu more functions; --top=0 shows all)\n", diff__nrows(d) - shown);

@@ -77,6 +77,16 @@ const char *diff_row__label(const struct diff_row *r, char *buf, size_t n)
 	return buf;
 }
 
+double diff_row__probe_mostly(const struct diff_row *r)
+{
+	double m = 0;
+
+	for (int s = 0; s < 2; s++)
+		if (!isnan(r->probe_share[s]) && r->probe_share[s] > m)
+			m = r->probe_share[s];
+	return !r->unprobed && m >= DIFF_PROBE_MOSTLY ? m : 0;
+}
+
 const char *diff_edge__label(const struct diff_edge *e, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s -> %s", e->caller, e->callee);
@@ -226,6 +236,24 @@ static void note_shift(const struct diff *d, void (*fn)(void *, const char *), v
 	}
 }
 
+/* Rows whose times are mostly the probes' own cost. */
+static void note_probes(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	size_t n = 0;
+	char buf[512];
+
+	for (size_t i = 0; i < diff__nrows(d); i++)
+		n += diff_row__probe_mostly(diff__row(d, i)) > 0;
+	if (!n)
+		return;
+	snprintf(buf, sizeof(buf),
+		 "the times of %zu functions (marked ~NN%% probes) are mostly the probes' own "
+		 "cost: their changes are the probes' as much as the program's; runs recorded "
+		 "with --budget (bench --budget=5%%) have real times",
+		 n);
+	fn(ctx, buf);
+}
+
 /* bench --budget: where the times come from, and what has none. */
 static void note_budget(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
 {
@@ -369,6 +397,7 @@ void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), 
 	note_objects(d, fn, ctx);
 	note_sched(d, fn, ctx);
 	note_budget(d, fn, ctx);
+	note_probes(d, fn, ctx);
 	note_shift(d, fn, ctx);
 	note_counts(d, fn, ctx);
 	note_uncleared(d, fn, ctx);

@@ -21,6 +21,10 @@ const char *diff_fmt_edge_change(char *buf, size_t n, const struct diff_edge *e)
 /* "name", plus " (object)" when another object has that name too, plus
  * " [thread]" per thread or process. */
 const char *diff_row__label(const struct diff_row *r, char *buf, size_t n);
+/* The larger side's share of r's time that is probe cost when it is most
+ * of it (DIFF_PROBE_MOSTLY), else 0: such a row's times compare probes. */
+#define DIFF_PROBE_MOSTLY 0.5
+double diff_row__probe_mostly(const struct diff_row *r);
 /* "caller -> callee" */
 const char *diff_edge__label(const struct diff_edge *e, char *buf, size_t n);
 /* How many functions and paths show: --top, or all. */

@@ -362,7 +362,8 @@ void report__row(const struct report *r, size_t i, struct report_row *out)
 				    .total_ns = row->total,
 				    .self_ns = row->self,
 				    .cpu_total_ns = row->cpu_total,
-				    .cpu_self_ns = row->cpu_self };
+				    .cpu_self_ns = row->cpu_self,
+				    .probe_ns = row->probe };
 }
 
 size_t report__nedges(const struct report *r)

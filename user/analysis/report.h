@@ -72,6 +72,9 @@ struct report_row {
 	/* The same two of on-CPU time: equal to total and self in a trace
 	 * without scheduler switches (stats.switches 0). */
 	uint64_t cpu_total_ns, cpu_self_ns;
+	/* The probe cost estimated inside the row's raw total (the figure
+	 * shown, less this, is raw time when compensated). */
+	uint64_t probe_ns;
 };
 
 /* A caller -> callee edge, kept with opts.edges (or --callers/--callees):
