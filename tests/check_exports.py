@@ -220,10 +220,12 @@ def case_chrome(ctx):
 # ---- pola (Parquet) -------------------------------------------------------------
 
 EVENT_COLS = [["frame_id", "UBIGINT"], ["parent", "UBIGINT"], ["tid", "UINTEGER"],
-              ["func_id", "UBIGINT"], ["time", "BIGINT"], ["kind", "UINTEGER"]]
+              ["func_id", "UBIGINT"], ["time", "BIGINT"], ["kind", "UINTEGER"],
+              ["probe_ns", "UBIGINT"]]
 SYMTAB_COLS = [["func_id", "UBIGINT"], ["name", "VARCHAR"], ["path", "VARCHAR"]]
 ARROW_EVENTS = [["frame_id", "Uint64"], ["parent", "Uint64"], ["tid", "Uint32"],
-                ["func_id", "Uint64"], ["time", "Duration<NANOSECOND>"], ["kind", "Uint32"]]
+                ["func_id", "Uint64"], ["time", "Duration<NANOSECOND>"], ["kind", "Uint32"],
+                ["probe_ns", "Uint64"]]
 
 
 def case_pola(ctx):
@@ -245,6 +247,11 @@ def case_pola(ctx):
                 got["kinds"].get("2", 0) + got["kinds"].get("3", 0) != calls:
             raise CheckFailed("%s: entries/exits %s, want %d each" % (reader, got["kinds"], calls))
         expect_equal(reader + " entries per function", ctx.timed, got["entries"])
+        if reader == "duckdb" and (got["probe"]["entry_nonzero"] or
+                                   got["probe"]["over_duration"] or
+                                   not got["probe"]["exits_with_probe"]):
+            raise CheckFailed("probe_ns: %s (0 on entries, at most the duration on exits, "
+                              "some probe cost in a trace of real probes)" % got["probe"])
 
 
 # ---- cgr ------------------------------------------------------------------------

@@ -6,7 +6,8 @@
 // name; with hyparquet also the Arrow schema (ARROW:schema) as
 // apache-arrow decodes it.  Given the values file too (duckdb only), also
 // every captured value as [function, frame_id, name, text], in frame
-// order: the join a user would write.
+// order: the join a user would write.  With duckdb also how probe_ns
+// stands against each call's duration.
 // Usage: node read_parquet.mjs duckdb|hyparquet EVENTS SYMTAB [VALUES]
 import { readFileSync } from 'node:fs';
 
@@ -30,6 +31,15 @@ async function withDuckdb() {
   out.entries = Object.fromEntries(g.map(([name, n]) => [name, Number(n)]));
   const k = await rows(`SELECT kind, count(*) FROM read_parquet(${lit(events)}) GROUP BY kind`);
   out.kinds = Object.fromEntries(k.map(([kind, n]) => [String(kind), Number(n)]));
+  // probe_ns: 0 on entries, at most the call's duration on exits
+  const [[entryProbe, overDur, exitsWith]] = await rows(`SELECT
+      count(*) FILTER (WHERE e.kind = 1 AND e.probe_ns <> 0),
+      count(*) FILTER (WHERE e.kind <> 1 AND e.probe_ns > e.time - b.time),
+      count(*) FILTER (WHERE e.kind <> 1 AND e.probe_ns > 0)
+    FROM read_parquet(${lit(events)}) e
+    JOIN read_parquet(${lit(events)}) b ON b.frame_id = e.frame_id AND b.kind = 1`);
+  out.probe = { entry_nonzero: Number(entryProbe), over_duration: Number(overDur),
+    exits_with_probe: Number(exitsWith) };
   const p = await rows(`SELECT name, path FROM read_parquet(${lit(symtab)})`);
   out.paths = Object.fromEntries(p);
   if (values) {

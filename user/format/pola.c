@@ -13,14 +13,19 @@
 
 #include "format/parquet.h"
 #include "format/pola.h"
+#include "model/probe_comp.h"
 #include "util/u64map.h"
 
-enum { C_FRAME, C_PARENT, C_TID, C_FUNC, C_TIME, C_KIND };
+/* sftrace's six columns first and unchanged; probe_ns after them: the
+ * probe cost estimated inside an exit row's call (model/probe_comp.h),
+ * 0 on entry rows, so that a query of durations can take it out. */
+enum { C_FRAME, C_PARENT, C_TID, C_FUNC, C_TIME, C_KIND, C_PROBE, NCOLS };
 enum { KIND_ENTRY = 1, KIND_EXIT = 2, KIND_TAIL = 3 };
 
 static const struct parquet_column event_cols[] = {
 	{ "frame_id", PARQUET_U64 }, { "parent", PARQUET_U64 },	      { "tid", PARQUET_U32 },
 	{ "func_id", PARQUET_U64 },  { "time", PARQUET_DURATION_NS }, { "kind", PARQUET_U32 },
+	{ "probe_ns", PARQUET_U64 },
 };
 
 /* What record --capture took, a row per value: the frame's id, the
@@ -43,7 +48,8 @@ static const struct parquet_column symtab_cols[] = {
 };
 
 struct pola_thread {
-	uint64_t *ids; /* frame id by depth */
+	uint64_t *ids;		   /* frame id by depth */
+	struct comp_depth *probes; /* by depth: the traced calls finished inside */
 	uint32_t cap;
 };
 
@@ -58,6 +64,7 @@ struct pola {
 	uint64_t next_id, origin;
 	bool have_origin;
 	struct trace_stats st;
+	struct comp_cost cost; /* handed over before the calls (probe_cost) */
 	int err;
 };
 
@@ -107,16 +114,21 @@ static struct pola_thread *thread_of(struct pola *p, uint32_t tid, uint32_t dept
 
 		while (cap < depth)
 			cap *= 2;
+		struct comp_depth *pv;
+
 		if (!(v = realloc(t->ids, cap * sizeof(*v))))
 			return NULL;
 		t->ids = v;
+		if (!(pv = realloc(t->probes, cap * sizeof(*pv))))
+			return NULL;
+		t->probes = pv;
 		t->cap = cap;
 	}
 	return t;
 }
 
 static int row(struct pola *p, uint64_t id, uint64_t parent, uint32_t tid, uint32_t fid,
-	       uint64_t ns, uint32_t kind)
+	       uint64_t ns, uint32_t kind, uint64_t probe_ns)
 {
 	if (!p->have_origin) {
 		p->origin = ns;
@@ -128,6 +140,7 @@ static int row(struct pola *p, uint64_t id, uint64_t parent, uint32_t tid, uint3
 	parquet_writer__int(p->ev, C_FUNC, fid);
 	parquet_writer__int(p->ev, C_TIME, ns - p->origin); /* two's complement if earlier */
 	parquet_writer__int(p->ev, C_KIND, kind);
+	parquet_writer__int(p->ev, C_PROBE, probe_ns);
 	if (!p->err)
 		p->err = parquet_writer__end_row(p->ev);
 	return p->err;
@@ -158,8 +171,9 @@ static int pl_enter(void *ctx, const struct trace_thread *th, const struct frame
 	if (!t)
 		return -ENOMEM;
 	t->ids[depth - 1] = id;
+	t->probes[depth - 1] = (struct comp_depth){ 0 };
 	return row(p, id, depth > 1 ? t->ids[depth - 2] : 0, th->tid, stack[depth - 1].fid,
-		   stack[depth - 1].begin_ns, KIND_ENTRY);
+		   stack[depth - 1].begin_ns, KIND_ENTRY, 0);
 }
 
 static int pl_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
@@ -167,13 +181,16 @@ static int pl_leave(void *ctx, const struct trace_thread *th, const struct frame
 {
 	struct pola *p = ctx;
 	struct pola_thread *t = thread_of(p, th->tid, depth);
-	uint64_t begin = stack[depth - 1].begin_ns;
+	uint64_t begin = stack[depth - 1].begin_ns, probe, dur;
 
 	if (!t)
 		return -ENOMEM;
+	probe = comp__in_total(&p->cost, comp__leave(&t->probes[depth - 1],
+						     depth > 1 ? &t->probes[depth - 2] : NULL));
+	dur = end_ns > begin ? end_ns - begin : 0;
 	if (row(p, t->ids[depth - 1], depth > 1 ? t->ids[depth - 2] : 0, th->tid,
-		stack[depth - 1].fid, end_ns > begin ? end_ns : begin,
-		how == FRAME_TAIL ? KIND_TAIL : KIND_EXIT))
+		stack[depth - 1].fid, begin + dur, how == FRAME_TAIL ? KIND_TAIL : KIND_EXIT,
+		probe < dur ? probe : dur))
 		return p->err;
 	return value_rows(p, t->ids[depth - 1], stack[depth - 1].values);
 }
@@ -224,12 +241,19 @@ static int pl_finish(void *ctx)
 	return p->err;
 }
 
+static int pl_probe_cost(void *ctx, const struct comp_cost *cost)
+{
+	((struct pola *)ctx)->cost = *cost;
+	return 0;
+}
+
 static const struct frame_sink_ops pl_ops = {
 	.function = pl_function,
 	.enter = pl_enter,
 	.leave = pl_leave,
 	.stats = pl_stats,
 	.finish = pl_finish,
+	.probe_cost = pl_probe_cost,
 };
 
 int pola__new(FILE *events, FILE *symtab, FILE *values, struct pola **out)
@@ -241,7 +265,7 @@ int pola__new(FILE *events, FILE *symtab, FILE *values, struct pola **out)
 	if (!p)
 		return -ENOMEM;
 	p->symf = symtab;
-	err = parquet_writer__new(events, event_cols, 6, &o, &p->ev);
+	err = parquet_writer__new(events, event_cols, NCOLS, &o, &p->ev);
 	if (!err)
 		err = parquet_writer__new(values, value_cols, 5, &o, &p->vals);
 	if (err) {
@@ -277,8 +301,10 @@ void pola__free(struct pola *p)
 		free((char *)p->fns[i].name);
 		free((char *)p->fns[i].file);
 	}
-	for (size_t i = 0; i < p->nthreads; i++)
+	for (size_t i = 0; i < p->nthreads; i++) {
 		free(p->threads[i].ids);
+		free(p->threads[i].probes);
+	}
 	free(p->fns);
 	free(p->threads);
 	u64map__clear(&p->thread_idx);
