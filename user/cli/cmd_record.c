@@ -99,7 +99,7 @@ static const struct cli_option options[] = {
 	CLI_LIST(0, "capture", S, captures, "SPEC",
 		 "take the arguments and return values of the functions matching SPEC's regex: "
 		 "REGEX alone takes what DWARF types say, REGEX:1,2/s,ret/d chooses registers "
-		 "and formats (d u x b s S, d/u/x with a width like d32); repeatable"),
+		 "and formats (d u x b s S, d/u/x with a width like d32)"),
 	CLI_STRING(0, "budget", S, budget, "PCT", "none: probe every selected function",
 		   "real times: probe only the selected functions whose calls cost at most PCT of "
 		   "the program's own time (like 5%), leaving the most called unprobed so their "
@@ -108,8 +108,8 @@ static const struct cli_option options[] = {
 		   "-p: a second of recording)"),
 	CLI_LIST(0, "budget-from", S, budget_from, "TRACE",
 		 "with --budget: take the call counts from TRACE, an earlier recording of the "
-		 "program without --budget, instead of a counting pass (repeatable: each "
-		 "function's most calls); default: a counting pass"),
+		 "program without --budget, instead of a counting pass (each "
+		 "function's most calls in any)"),
 	CLI_DURATION(0, "untraced-cpu", S, o.untraced_cpu_ns, "timed",
 		     "with --budget-from: the program's own CPU time untraced (as measured "
 		     "for the run TRACE recorded), instead of timing a run of COMMAND"),

@@ -387,7 +387,7 @@ static void warn_runtime(const struct record *r, const struct record_summary *su
 			r->path, (unsigned long long)sum->functions_hit,
 			(unsigned long long)sum->functions_attached);
 	else if (r->runtime == XRAY_RUNTIME_LINKED && !sum->functions_hit &&
-		 sum->functions_attached)
+		 sum->functions_attached && !r->opts->no_events) /* none can be, then */
 		fprintf(stderr,
 			"sledtrace: warning: no function was hit, and %s links LLVM's XRay "
 			"runtime: if it patched its own sleds (__xray_patch, XRAY_OPTIONS "
