@@ -2,7 +2,7 @@
 /* probe_sites.c: see probe_sites.h.  Top-level asm keeps the compiler from
  * touching the bytes; each function starts at a function boundary, as a
  * sled does, so the 8 bytes the kernel's nop5 call writes below the stack
- * pointer are dead there too (../shared/reference/kernel.md). */
+ * pointer are dead there too (docs/KERNEL.md, the red zone). */
 #include "arch/x86/probe_sites.h"
 
 #define SITE_FN(name, bytes)                                                          \
