@@ -9,7 +9,8 @@ packet clears incremental state and nothing needs it before; interned
 names and source locations are defined before use and never redefined; an
 incremental clock has a ClockSnapshot first; every event's track is
 described; slices nest at most 512 deep, no END without a BEGIN, none left
-open; and the slice count equals the trace's call count per function.
+open; an END's probe_calls is the number of slices closed inside it; and
+the slice count equals the trace's call count per function.
 Thread states: a state track is a child of a thread track, described and
 used on that thread's sequence; its slices do not overlap, go in time
 order and are named by the known states; the first is Running from the
@@ -202,13 +203,20 @@ class Checker:
                 raise Bad("BEGIN names iid %d, not interned on its sequence" % iid)
             if 34 in ev and ev[34][0] not in seq.locations:
                 raise Bad("source location iid %d not interned" % ev[34][0])
-            stack.append(seq.names[iid])
+            stack.append([seq.names[iid], 0])
             if len(stack) > MAX_DEPTH:
                 raise Bad("slices nest %d deep on track %#x" % (len(stack), track))
         elif kind == END:
             if not stack:
                 raise Bad("END with no open slice on track %#x" % track)
-            self.slices[stack.pop()] += 1
+            name, below = stack.pop()
+            self.slices[name] += 1
+            if stack:
+                stack[-1][1] += below + 1
+            said = probe_calls(ev)
+            if said != (below or None) and said != "values":
+                raise Bad("END of %s says probe_calls %s, but %d slices closed inside it"
+                          % (name, said, below))
 
     def state_event(self, st, seq_id, seq, ev, kind, ts):
         if seq_id != st.seq_id:
@@ -252,6 +260,20 @@ class Checker:
             th = msg(t[4][0])
             if 1 not in th or 2 not in th:
                 raise Bad("thread descriptor without pid and tid")
+
+
+def probe_calls(ev):
+    """An END's probe_calls annotation (None: none), or "values" for an
+    END that carries captured values instead."""
+    got = None
+    for a in ev.get(4, []):
+        ann = msg(a)
+        name = bytes(ann.get(10, [b""])[0])
+        if name == b"probe_calls":
+            got = ann[3][0]
+        elif name != b"exit_inferred":
+            return "values"
+    return got
 
 
 def read_trace(checker, data):

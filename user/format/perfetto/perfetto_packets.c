@@ -239,12 +239,12 @@ void pkt_begin(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_func
 /* An END whose time was inferred (FRAME_INFERRED: no exit probe fired, a
  * later event proved the frame gone) carries the debug annotation
  * {name: "exit_inferred", bool_value: true}; the reader gives it back. */
-void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t delta)
+void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t probe_calls, uint64_t delta)
 {
-	static const char ann_name[] = "exit_inferred";
+	static const char ann_name[] = "exit_inferred", calls_name[] = "probe_calls";
 	uint8_t *p, *m, *te, *ann;
 
-	if (pbuf__reserve(b, HOT_ROOM + sizeof(ann_name) + 8))
+	if (pbuf__reserve(b, HOT_ROOM + sizeof(ann_name) + sizeof(calls_name) + 24))
 		return;
 	p = pbuf__put_open(b->p + b->len, 1, &m);
 	p = pbuf__put_uint(p, TP_SEQ_ID, seq);
@@ -255,6 +255,12 @@ void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t delta)
 		p = pbuf__put_open(p, TE_DEBUG_ANNOTATIONS, &ann);
 		p = pbuf__put_bytes(p, 10, ann_name, sizeof(ann_name) - 1); /* name */
 		p = pbuf__put_uint(p, 2, 1);				    /* bool_value */
+		p = pbuf__put_close(ann, p);
+	}
+	if (probe_calls) {
+		p = pbuf__put_open(p, TE_DEBUG_ANNOTATIONS, &ann);
+		p = pbuf__put_bytes(p, 10, calls_name, sizeof(calls_name) - 1); /* name */
+		p = pbuf__put_uint(p, 3, probe_calls);				/* uint_value */
 		p = pbuf__put_close(ann, p);
 	}
 	p = pbuf__put_close(te, p);

@@ -53,7 +53,9 @@ void pkt_identity(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_f
  * sequence, its name and source location go along. */
 void pkt_begin(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_func *f, bool intern,
 	       uint64_t delta);
-void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t delta);
+/* probe_calls: the traced calls the slice holds below it (0: none, and no
+ * annotation): each cost its probes, inside the slice's duration. */
+void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t probe_calls, uint64_t delta);
 /* The thread's state track, a child of its thread track. */
 void pkt_state_track(struct pbuf *b, uint32_t seq, uint32_t thread_index);
 /* A slice of state begins on the thread's state track; name: the state's

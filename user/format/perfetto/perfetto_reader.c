@@ -289,14 +289,43 @@ static int parse_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 
 /* ---- the fast path: plain track-event packets, decoded by hand ---- */
 
+/* The one debug annotation the fast path takes: the writer's probe_calls
+ * on an END (name 10, uint_value 3), which no reader needs back. */
+static bool fast_probe_calls(const uint8_t *p, const uint8_t *end)
+{
+	static const char name[] = "probe_calls";
+	bool named = false;
+	uint64_t tag, v;
+
+	while (p < end) {
+		if (parse_varint(&p, end, &tag) || parse_varint(&p, end, &v))
+			return false;
+		if (tag == (10 << 3 | 2) && v == sizeof(name) - 1 && v <= (uint64_t)(end - p) &&
+		    !memcmp(p, name, v)) {
+			named = true;
+			p += v;
+		} else if (tag != (3 << 3)) {
+			return false;
+		}
+	}
+	return named;
+}
+
 /* Varint fields of TrackEvent: type 9, name_iid 10, track_uuid 11,
- * source_location_iid 34.  False on anything else. */
+ * source_location_iid 34, and a probe_calls annotation (4).  False on
+ * anything else. */
 static bool fast_track_event(const uint8_t *p, const uint8_t *end, struct perfetto_fast_event *e)
 {
 	uint64_t tag, v;
 
 	while (p < end) {
-		if (parse_varint(&p, end, &tag) || (tag & 7) || parse_varint(&p, end, &v))
+		if (parse_varint(&p, end, &tag) || parse_varint(&p, end, &v))
+			return false;
+		if (tag == (4 << 3 | 2) && v <= (uint64_t)(end - p) && fast_probe_calls(p, p + v)) {
+			p += v;
+			continue;
+		}
+		if (tag & 7)
 			return false;
 		switch (tag >> 3) {
 		case 9:

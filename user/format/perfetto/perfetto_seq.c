@@ -134,6 +134,7 @@ void pw_seq_free(struct pw_seq *s)
 		return;
 	pbuf__free(&s->pending);
 	free(s->interned);
+	free(s->below);
 	free(s);
 }
 
@@ -219,13 +220,34 @@ static uint64_t advance(struct pw_seq *s, uint64_t ts)
 	return delta;
 }
 
-int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid, uint64_t ts)
+/* Room for depth in s->below. */
+static int below_room(struct pw_seq *s, uint32_t depth)
+{
+	uint32_t cap = s->below_cap ? s->below_cap : 64;
+	uint64_t *v;
+
+	if (depth <= s->below_cap)
+		return 0;
+	while (cap < depth)
+		cap *= 2;
+	if (!(v = realloc(s->below, cap * sizeof(*v))))
+		return -ENOMEM;
+	s->below = v;
+	s->below_cap = cap;
+	return 0;
+}
+
+int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t depth, uint32_t fid,
+		 uint64_t ts)
 {
 	const struct pkt_func *f = &w->funcs[fid].pk;
 	bool intern = !pw_seq_knows(s, fid);
 	size_t before;
 	int err;
 
+	if (below_room(s, depth))
+		return w->err = -ENOMEM;
+	s->below[depth - 1] = 0;
 	if (intern && (f->mangled || f->obj >= 0 || f->addr) &&
 	    (err = intern_identity(w, s, f, fid)))
 		return err;
@@ -236,15 +258,18 @@ int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid, uint
 	return pw_seq_appended(w, s, before);
 }
 
-int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, bool inferred,
-	       const struct frame_values *values)
+int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint32_t depth, uint64_t ts,
+	       bool inferred, const struct frame_values *values)
 {
 	size_t before = s->pending.len;
+	uint64_t below = depth <= s->below_cap ? s->below[depth - 1] : 0;
 
+	if (depth >= 2 && depth <= s->below_cap)
+		s->below[depth - 2] += below + 1;
 	if (values && values->n)
 		pkt_end_values(&s->pending, s->seq_id, inferred, values, advance(s, ts));
 	else
-		pkt_end(&s->pending, s->seq_id, inferred, advance(s, ts));
+		pkt_end(&s->pending, s->seq_id, inferred, below, advance(s, ts));
 	return pw_seq_appended(w, s, before);
 }
 

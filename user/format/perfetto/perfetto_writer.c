@@ -132,7 +132,7 @@ static int pw_enter(void *ctx, const struct trace_thread *th, const struct frame
 		return w->err;
 	if (!pw_seq_knows(s, f->fid) && locate(w, &w->funcs[f->fid]))
 		return w->err;
-	return pw_seq_begin(w, s, f->fid, f->begin_ns);
+	return pw_seq_begin(w, s, depth, f->fid, f->begin_ns);
 }
 
 static int add_elided(struct perfetto_writer *w, const struct trace_thread *th, uint32_t fid,
@@ -176,7 +176,7 @@ static int pw_leave(void *ctx, const struct trace_thread *th, const struct frame
 	}
 	if (!(s = pw_seq_ready(w, th, end_ns)))
 		return w->err;
-	return pw_seq_end(w, s, end_ns, how == FRAME_INFERRED, f->values);
+	return pw_seq_end(w, s, depth, end_ns, how == FRAME_INFERRED, f->values);
 }
 
 static int pw_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum thread_state state)

@@ -36,6 +36,8 @@ struct pw_seq {
 	struct pbuf pending;  /* framed packets not yet written */
 	uint8_t *interned;    /* bit per fid: name (and location) sent here */
 	size_t interned_bytes;
+	uint64_t *below; /* by depth: traced calls finished inside the open slice */
+	uint32_t below_cap;
 };
 
 struct perfetto_writer {
@@ -86,10 +88,12 @@ static inline bool pw_seq_knows(const struct pw_seq *s, uint32_t fid)
 	return fid / 8 < s->interned_bytes && (s->interned[fid / 8] >> (fid % 8)) & 1;
 }
 /* A slice of fid begins on s at ts; fid's file and line must be final. */
-int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t fid, uint64_t ts);
-/* values: the frame's captured values (record --capture), or NULL. */
-int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, bool inferred,
-	       const struct frame_values *values);
+int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t depth, uint32_t fid,
+		 uint64_t ts);
+/* values: the frame's captured values (record --capture), or NULL.  The
+ * slice at depth ends: its END says how many traced calls it held. */
+int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint32_t depth, uint64_t ts,
+	       bool inferred, const struct frame_values *values);
 /* The thread is in state from ts on: its open state slice ends and one of
  * state begins (the first time, the state track is described and its
  * first slice, running, begins at the thread's first event). */
