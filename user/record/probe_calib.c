@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* probe_calib.c: see probe_calib.h. */
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "arch/arch.h"
 #include "record/probe_calib.h"
@@ -108,38 +109,65 @@ static struct bpf_link *attach(const struct sledtrace_bpf *skel, long (*fn)(long
 	return bpf_program__attach_uprobe_opts(skel->progs.on_calib, getpid(), path, off, &o);
 }
 
-/* Closing a uprobe link waits for an RCU grace period (65-77 ms measured
- * here, far more than the measure): the links are closed by a detached
- * thread while the recording goes on; nothing hits them meanwhile. */
-static void *close_links(void *arg)
+/* The descriptors open now, as a bitmap of the first FD_SCAN. */
+#define FD_SCAN 4096
+static void open_fds(uint8_t *set)
 {
-	struct bpf_link **links = arg;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
 
-	for (size_t i = 0; i < 2; i++)
-		bpf_link__destroy(links[i]);
-	free(links);
-	return NULL;
+	memset(set, 0, FD_SCAN / 8);
+	while (d && (e = readdir(d))) {
+		long fd = strtol(e->d_name, NULL, 10);
+
+		if (e->d_name[0] != '.' && fd >= 0 && fd < FD_SCAN)
+			set[fd / 8] |= (uint8_t)(1u << (fd % 8));
+	}
+	if (d)
+		closedir(d);
 }
 
-static void release(struct bpf_link *a, struct bpf_link *b)
+/* Closing a uprobe link waits for the kernel's grace periods, and one of
+ * them (uretprobes' SRCU) lasts while any process on the machine has a
+ * return hijacked.  A thread of ours left to close them blocked there for
+ * a whole run and kept the process, and the recording's links with it,
+ * alive after sledtrace was killed: the target paid every probe to its
+ * end (record-killed-mixed, 2.5 min instead of 2 s); closing them here
+ * blocked the start as long as another traced process ran.  So the last
+ * references go to a process of their own (fork twice: init or a
+ * subreaper reaps it), which holds nothing else and may wait as long as
+ * it must; ours are dropped at once.  fresh: the descriptors the two
+ * attaches opened (links and perf events). */
+static void release(struct bpf_link *a, struct bpf_link *b, const uint8_t *before)
 {
-	struct bpf_link **links = malloc(2 * sizeof(*links));
-	pthread_attr_t at;
-	pthread_t t;
-	bool started = false;
+	uint8_t after[FD_SCAN / 8];
+	pid_t pid;
 
-	if (links && !pthread_attr_init(&at)) {
-		links[0] = a;
-		links[1] = b;
-		started = !pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED) &&
-			  !pthread_create(&t, &at, close_links, links);
-		pthread_attr_destroy(&at);
+	open_fds(after);
+	pid = fork();
+	if (pid == 0) {
+		if (fork() == 0) {
+			for (int fd = 0; fd < FD_SCAN; fd++)
+				if (!((after[fd / 8] & ~before[fd / 8]) >> (fd % 8) & 1))
+					close(fd);
+			close_range(FD_SCAN, ~0u, 0);
+		}
+		_exit(0); /* its descriptors, the links' last, close on the way out */
 	}
-	if (started)
+	if (pid < 0) { /* no helper: close them here, however long it takes */
+		bpf_link__destroy(a);
+		bpf_link__destroy(b);
 		return;
-	free(links);
-	bpf_link__destroy(a);
-	bpf_link__destroy(b);
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	for (struct bpf_link *l = a; l; l = l == a ? b : NULL) {
+		bpf_link__disconnect(l);
+		bpf_link__destroy(l);
+	}
+	for (int fd = 0; fd < FD_SCAN; fd++)
+		if ((after[fd / 8] & ~before[fd / 8]) >> (fd % 8) & 1)
+			close(fd);
 }
 
 /* ns per hit of a probe on site (*entry) and, with ret, of a return probe
@@ -148,15 +176,17 @@ static void measure_site(const struct sledtrace_bpf *skel, enum arch_site site, 
 			 uint64_t *entry, uint64_t *exit)
 {
 	struct arch_site_fns fns = arch_probe_site(site);
-	struct bpf_link *probe = attach(skel, fns.probed, false), *retprobe = NULL;
+	struct bpf_link *probe, *retprobe = NULL;
+	uint8_t before[FD_SCAN / 8];
 	uint64_t both = 0;
 
-	if (!probe)
+	open_fds(before);
+	if (!(probe = attach(skel, fns.probed, false)))
 		return;
 	*entry = hit_ns(fns.probed, fns.plain);
 	if (ret && (retprobe = attach(skel, fns.probed, true)))
 		both = hit_ns(fns.probed, fns.plain);
-	release(probe, retprobe);
+	release(probe, retprobe, before);
 	if (ret)
 		*exit = both > *entry ? both - *entry : 0;
 }
@@ -170,41 +200,20 @@ void probe_calib__measure(const struct sledtrace_bpf *skel, const struct exit_po
 	*out = (struct probe_calib){ 0 };
 	if (!skel || !skel->progs.on_calib)
 		return;
+	/* Only a rewritten copy's nop5, for now: with the originals' probes
+	 * (the entry sled's jmp, and a uretprobe in sledtrace's own process)
+	 * a sledtrace killed mid-run was left blocked in its exit, closing a
+	 * perf-event uprobe, with the recording's links still open, and the
+	 * target paid every probe to its end (record-killed-mixed: 2.5 min,
+	 * 1.8 s without).  Those recordings fall back to the shortest leaf. */
+	if (exits->copy != EXIT_COPY_REWRITTEN)
+		return;
 	old = libbpf_set_print(NULL); /* a failure is only a 0 */
-	if (exits->copy == EXIT_COPY_REWRITTEN) {
-		/* every sled of a copy starts with the nop5: entries and exits alike */
-		measure_site(skel, ARCH_SITE_REWRITTEN, false, &out->entry_ns, &out->exit_ns);
-		out->exit_ns = out->entry_ns;
-	} else {
-		measure_site(skel, ARCH_SITE_SLED,
-			     exits->returns == RETURNS_URETPROBE || exits->returns == RETURNS_MIXED,
-			     &out->entry_ns, &out->exit_ns);
-	}
+	/* every sled of a copy starts with the nop5: entries and exits alike */
+	measure_site(skel, ARCH_SITE_REWRITTEN, false, &out->entry_ns, &out->exit_ns);
+	out->exit_ns = out->entry_ns;
 	libbpf_set_print(old);
 	if (!out->entry_ns)
 		out->exit_ns = 0;
 	out->took_ns = now_ns() - t0;
-}
-
-static void keep_less(uint64_t *have, uint64_t got)
-{
-	if (got && (!*have || got < *have))
-		*have = got;
-}
-
-void probe_calib__again(const struct sledtrace_bpf *skel, const struct exit_policy *exits,
-			struct probe_calib *calib)
-{
-	struct probe_calib now;
-
-	probe_calib__measure(skel, exits, &now);
-	if (!now.entry_ns)
-		return;
-	if (!calib->entry_ns || now.entry_ns < calib->entry_ns) {
-		calib->entry_ns = now.entry_ns;
-		calib->exit_ns = now.exit_ns;
-	} else {
-		keep_less(&calib->exit_ns, now.exit_ns);
-	}
-	calib->took_ns += now.took_ns;
 }

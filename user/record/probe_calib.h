@@ -12,11 +12,12 @@
  * probes hit (arch_probe_site), and batches of calls are timed against an
  * unprobed twin, interleaved; ns per hit = median over groups of the
  * batches' minimum difference.  A few hundred hits per kind: 2-6 ms where
- * a hit costs 2-6 us.  Once before the target runs and once after it
- * ended, keeping the lesser: another process's burst of kernel work (a
- * recording's attach next door) makes a measure higher, never lower.  Anything that fails leaves a figure at 0: the trace
- * then says nothing was measured and readers fall back to the shortest
- * leaf alone. */
+ * a hit costs 2-6 us, and the links' close, a grace period, before the
+ * target runs (probe_calib.c says why not later).  Once: a second measure
+ * after the run would close its links while the processes of -p, or those
+ * a command left, may hold returns that the close must wait for.  Anything
+ * that fails leaves a figure at 0: the trace then says nothing was
+ * measured and readers fall back to the shortest leaf alone. */
 #ifndef SLEDTRACE_PROBE_CALIB_H
 #define SLEDTRACE_PROBE_CALIB_H
 
@@ -38,10 +39,5 @@ struct probe_calib {
  * where it could not measure. */
 void probe_calib__measure(const struct sledtrace_bpf *skel, const struct exit_policy *exits,
 			  struct probe_calib *out);
-
-/* Measures again (at the end of the recording) and keeps in *calib the
- * lesser of the two entry figures, with its exit figure. */
-void probe_calib__again(const struct sledtrace_bpf *skel, const struct exit_policy *exits,
-			struct probe_calib *calib);
 
 #endif

@@ -520,7 +520,6 @@ int record__finish(struct record *r)
 	 * decided itself (frame_filter.c) */
 	st.short_dropped = counter(r, SLED_CTR_SHORT);
 	st.max_depth_dropped = counter(r, SLED_CTR_DEEP);
-	probe_calib__again(r->skel, &r->exits, &r->calib);
 	st.probe_entry_ns = r->calib.entry_ns;
 	st.probe_exit_ns = r->calib.exit_ns;
 	st.budget_ppm = (uint64_t)(r->opts->budget * 1e6 + 0.5);
