@@ -15,11 +15,14 @@ Thread states: a state track is a child of a thread track, described and
 used on that thread's sequence; its slices do not overlap, go in time
 order and are named by the known states; the first is Running from the
 thread's first event, the last ends at its last event, and every later
-one is a switch: their number is the trace's `switches`, and a track
-exists only for a thread with one.
+one is a switch: their number is the trace's `switches` with its
+`switches_inferred`, and a track exists only for a thread with one.  A
+call begins and ends on a CPU: never after its thread left it and before
+it is back (Running).
 Usage: check_perfetto_rules.py [--record-arg=ARG]... [--sleeping=N|none]
-                               SLEDTRACE FIXTURE [ARGS...]
---sleeping=N: at least N Sleeping slices; none: no state track at all."""
+                               [--realtime] SLEDTRACE FIXTURE [ARGS...]
+--sleeping=N: at least N Sleeping slices; none: no state track at all.
+--realtime: record at SCHED_FIFO 1 (sleeps, not preemption, switch it)."""
 import argparse
 import collections
 import os
@@ -114,6 +117,7 @@ class Checker:
         self.open = collections.defaultdict(list)
         self.slices = collections.Counter()
         self.states = {}  # state track uuid -> StateTrack
+        self.state_of = {}  # thread track uuid -> its StateTrack
         self.npackets = 0
 
     def packet(self, buf):
@@ -180,6 +184,7 @@ class Checker:
         if seq.default_track != parent:
             raise Bad("state track %#x is not on its thread's sequence" % uuid)
         self.states[uuid] = StateTrack(seq_id, parent)
+        self.state_of[parent] = self.states[uuid]
 
     def interned(self, seq, d):
         for field, table in ((2, seq.names), (4, seq.locations)):
@@ -197,6 +202,7 @@ class Checker:
         if track in self.states:
             return self.state_event(self.states[track], seq_id, seq, ev, kind, ts)
         stack = self.open[track]
+        self.check_running(track, ts, kind)
         if kind == BEGIN:
             iid = ev.get(10, [0])[0]
             if iid not in seq.names:
@@ -217,6 +223,16 @@ class Checker:
             if said != (below or None) and said != "values":
                 raise Bad("END of %s says probe_calls %s, but %d slices closed inside it"
                           % (name, said, below))
+
+    def check_running(self, track, ts, kind):
+        """A call begins or ends on a CPU: never inside a state slice other
+        than Running that began before it."""
+        st = self.state_of.get(track)
+        if st and st.open_since is not None and st.names[-1] != "Running" \
+                and ts is not None and ts > st.open_since:
+            raise Bad("a call %s at %d on track %#x, %s since %d"
+                      % ("begins" if kind == BEGIN else "ends", ts, track, st.names[-1],
+                         st.open_since))
 
     def state_event(self, st, seq_id, seq, ev, kind, ts):
         if seq_id != st.seq_id:
@@ -287,14 +303,16 @@ def read_trace(checker, data):
 
 
 def check_states(c, stats, sleeping):
-    """The switches the trace counts are the state slices after each first."""
+    """The switches the trace counts, with those it inferred (a return to
+    a CPU the kernel never reported), are the state slices after each
+    first."""
     switches = sum(len(st.names) - 1 for st in c.states.values())
     asleep = sum(st.names.count("Sleeping") for st in c.states.values())
-    print("%d state tracks, %d switches (stats: %d), %d Sleeping slices"
-          % (len(c.states), switches, stats["switches"], asleep))
-    if switches != stats["switches"]:
-        sys.exit("the state slices hold %d switches, the stats %d"
-                 % (switches, stats["switches"]))
+    counted = stats["switches"] + stats["switches_inferred"]
+    print("%d state tracks, %d switches (stats: %d, %d of them inferred), %d Sleeping slices"
+          % (len(c.states), switches, counted, stats["switches_inferred"], asleep))
+    if switches != counted:
+        sys.exit("the state slices hold %d switches, the stats %d" % (switches, counted))
     if sleeping == "none" and c.states:
         sys.exit("state tracks in a trace that should have none")
     if sleeping not in (None, "none") and asleep < int(sleeping):
@@ -305,14 +323,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--record-arg", action="append", default=[])
     ap.add_argument("--sleeping")
+    ap.add_argument("--realtime", action="store_true",
+                    help="record at SCHED_FIFO 1, where sleeps are exact switches")
     ap.add_argument("sledtrace")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     sledtrace, cmd = os.path.abspath(args.sledtrace), args.cmd
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "t.pftrace")
+        fifo = (lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))) \
+            if args.realtime else None
         subprocess.run([sledtrace, "record", "-q", "-o", trace] + args.record_arg + ["--"] + cmd,
-                       stdout=subprocess.DEVNULL, check=False)
+                       stdout=subprocess.DEVNULL, check=False, preexec_fn=fifo)
         report = subprocess.run([sledtrace, "report", "--format=tsv", trace], check=True,
                                 capture_output=True, text=True).stdout
         stats, _ = get_stats(sledtrace, trace, 120)

@@ -214,6 +214,48 @@ static void test_finish_and_counting(void **state)
 	frame_builder__free(fb);
 }
 
+/* A call timed after its thread left the CPU proves it back there (the
+ * kernel left the switch in unreported): resume() passes a Running switch
+ * on at the call's time and counts it; an entry timed before the switch
+ * out (one --min-duration held back) proves nothing, nor does a thread
+ * already running. */
+static void test_resume_inferred(void **state)
+{
+	struct sink_log log;
+	struct frame_sink sink = sink_log__sink(&log);
+	struct frame_builder *fb = frame_builder__new(&sink);
+	struct trace_stats st = { .switches = 1 };
+	struct fb_thread *t;
+
+	(void)state;
+	assert_int_equal(frame_builder__thread(fb, 1, 1, "a", "p", NULL, &t), 0);
+	assert_int_equal(frame_builder__enter(fb, t, 1, 10, 0), 0);
+	assert_int_equal(frame_builder__sched(fb, t, 20, THREAD_SLEEPING), 0);
+	assert_int_equal(frame_builder__resume(fb, t, 15), 0); /* held back */
+	assert_int_equal(frame_builder__enter(fb, t, 2, 15, 0), 0);
+	assert_int_equal(frame_builder__leave(fb, t, 18, FRAME_RETURNED), 0);
+	assert_int_equal(frame_builder__resume(fb, t, 50), 0);
+	assert_int_equal(frame_builder__enter(fb, t, 3, 50, 0), 0);
+	assert_int_equal(frame_builder__resume(fb, t, 60), 0);
+	assert_int_equal(frame_builder__leave(fb, t, 60, FRAME_RETURNED), 0);
+	assert_int_equal(frame_builder__leave(fb, t, 70, FRAME_RETURNED), 0);
+	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	assert_string_equal(log.buf,
+			    "T 0 1/1 p0 a\n"
+			    "> 0 1 1 @10\n"
+			    "W 0 Sleeping @20\n"
+			    "> 0 2 2 @15\n"
+			    "< 0 2 2 @15-18 ret\n"
+			    "W 0 Running @50\n"
+			    "> 0 2 3 @50\n"
+			    "< 0 2 3 @50-60 ret\n"
+			    "< 0 1 1 @10-70 ret\n"
+			    "E 0\n"
+			    "S switches=1 switches_inferred=1 probe_cost_ns=3\n"
+			    "F\n");
+	frame_builder__free(fb);
+}
+
 /* add_thread: a second live thread for one (pid, tid) (two tracks of one
  * tid in a file); the first stays usable by its holder, find() gives the
  * newer one, and ending the older does not unmap the newer. */
@@ -309,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_thread_keys),
 		cmocka_unit_test(test_end_thread_reused_tid),
 		cmocka_unit_test(test_finish_and_counting),
+		cmocka_unit_test(test_resume_inferred),
 		cmocka_unit_test(test_add_thread_shadows),
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_tally),

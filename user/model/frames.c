@@ -47,6 +47,7 @@ struct frame_builder {
 	uint32_t nprocs;
 	struct fb_thread *cached; /* consecutive events usually share a thread */
 	uint64_t unmatched, inferred, unfinished;
+	uint64_t resumed;  /* switches back to a CPU inferred from a call */
 	uint64_t leaf_min; /* shortest measured leaf call, UINT64_MAX: none */
 	/* frame_builder__tally: per fid, calls ended and direct children */
 	uint64_t *tally_calls, *tally_children;
@@ -277,6 +278,15 @@ int frame_builder__sched(struct frame_builder *fb, struct fb_thread *t, uint64_t
 	return fb->sink.ops->sched(fb->sink.ctx, &t->th, ts, state);
 }
 
+/* Why the kernel's word is not enough: docs/DESIGN.md, "On-CPU time". */
+int frame_builder__resume(struct frame_builder *fb, struct fb_thread *t, uint64_t ts)
+{
+	if (!t->seen || t->state == THREAD_RUNNING || ts <= t->since)
+		return 0;
+	fb->resumed++;
+	return frame_builder__sched(fb, t, ts, THREAD_RUNNING);
+}
+
 int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t fid, uint64_t ts,
 			 uint64_t sp)
 {
@@ -489,6 +499,7 @@ int frame_builder__finish(struct frame_builder *fb, struct trace_stats *st)
 	st->unmatched_exits += fb->unmatched;
 	st->inferred_exits += fb->inferred;
 	st->unfinished += fb->unfinished;
+	st->switches_inferred += fb->resumed;
 	if (!st->probe_cost_ns && fb->leaf_min != UINT64_MAX)
 		st->probe_cost_ns = fb->leaf_min;
 	if (fb->sink.ops->stats && (err = fb->sink.ops->stats(fb->sink.ctx, st)))

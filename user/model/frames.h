@@ -193,6 +193,13 @@ const struct frame *frame_builder__frame(const struct fb_thread *t, uint32_t i);
  * taken as of that event (the clocks of two CPUs may disagree a little). */
 int frame_builder__sched(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
 			 enum thread_state state);
+/* t made a call at ts, so it was on a CPU: a thread off one since before
+ * ts is taken back at ts (counted in the stats' switches_inferred).  For
+ * producers that see calls as they happen; a call timed before the switch
+ * out (held back) proves nothing and changes nothing.  The kernel has been
+ * seen to leave a woken thread's switch in unreported; the call's time
+ * can only make on-CPU time short, by the gap before the call. */
+int frame_builder__resume(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);
 /* Closes every open frame of t as FRAME_UNFINISHED at ts and retires t:
  * the thread is gone (or the trace ends).  Calls thread_end() once. */
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);

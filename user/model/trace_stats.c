@@ -7,12 +7,12 @@
 #x, offsetof(struct trace_stats, x) \
 	}
 const struct trace_stat_field trace_stat_fields[] = {
-	F(events),	    F(ringbuf_drops), F(unmatched_exits),   F(inferred_exits),
-	F(unfinished),	    F(depth_capped),  F(max_depth_dropped), F(short_dropped),
-	F(gated_out),	    F(ignored_sleds), F(coverage_gaps),	    F(switches),
-	F(switch_drops),    F(no_sched),      F(probe_cost_ns),	    F(probe_entry_ns),
-	F(probe_exit_ns),   F(budget_ppm),    F(budget_unprobed),   F(program_cpu_ns),
-	F(untraced_cpu_ns),
+	F(events),	   F(ringbuf_drops),	 F(unmatched_exits),   F(inferred_exits),
+	F(unfinished),	   F(depth_capped),	 F(max_depth_dropped), F(short_dropped),
+	F(gated_out),	   F(ignored_sleds),	 F(coverage_gaps),     F(switches),
+	F(switch_drops),   F(switches_inferred), F(no_sched),	       F(probe_cost_ns),
+	F(probe_entry_ns), F(probe_exit_ns),	 F(budget_ppm),	       F(budget_unprobed),
+	F(program_cpu_ns), F(untraced_cpu_ns),
 };
 #undef F
 const size_t trace_stat_nfields = sizeof(trace_stat_fields) / sizeof(trace_stat_fields[0]);

@@ -24,7 +24,10 @@ struct trace_stats {
 	uint64_t coverage_gaps;	    /* windows where probes may not have been live */
 	uint64_t switches;	    /* scheduler switches of traced threads (on-CPU time) */
 	uint64_t switch_drops;	    /* switches the kernel could not queue */
-	uint64_t no_sched;	    /* 1: recorded with --no-sched, no switches by choice */
+	/* Returns to a CPU the kernel never reported: a call timed after its
+	 * thread left the CPU proves it back (frame_builder__resume). */
+	uint64_t switches_inferred;
+	uint64_t no_sched; /* 1: recorded with --no-sched, no switches by choice */
 	/* Not a count: the probe cost calibrated from the run, in ns per probe
 	 * hit - the shortest measured leaf call (frame_builder__finish). */
 	uint64_t probe_cost_ns;

@@ -400,6 +400,8 @@ static int call(struct collector *c, const struct sled_call *e)
 		return 0; /* not a cookie of ours: nothing to rebuild */
 	fid = c->objs[obj].fid_base + fn;
 	err = thread_for(c, e->h.tgid, e->h.tid, &t);
+	if (!err)
+		err = frame_builder__resume(c->fb, t->fbt, e->h.ts);
 	if (err)
 		return err;
 	if (kind == SLED_KIND_ENTRY)
@@ -424,7 +426,8 @@ static int captured(struct collector *c, const struct sled_capture *e, size_t si
 		return 0;
 	fid = c->objs[obj].fid_base + fn;
 	cap = c->objs[obj].capture ? c->objs[obj].capture[fn] : NULL;
-	if ((err = thread_for(c, e->h.tgid, e->h.tid, &t)))
+	if ((err = thread_for(c, e->h.tgid, e->h.tid, &t)) ||
+	    (err = frame_builder__resume(c->fb, t->fbt, e->h.ts)))
 		return err;
 	if (kind == SLED_KIND_RETVAL)
 		return handle_exit(c, t, fid, call, e->via, cap, size);
