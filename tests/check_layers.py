@@ -7,7 +7,7 @@ util/ is the floor everyone may use; cli/ sits on top.  arch/ (and its
 per-architecture folders) holds what sledtrace knows of an instruction
 set, above object/ (sled maps) and below what probes and copies.  Directories that
 share a level are peers and include none of each other: select/ (which
-functions), probes/ (which probes, attached how) and target/ (the traced
+functions), probes/ (which probes, attached how) and process/ (the traced
 process and its copies).  format/ has two layers of its own below its
 writers: codec/ (wire encodings that know no format: protobuf, Thrift
 compact, gzip) and perfetto/ (the trace format, written with codec/).
@@ -24,7 +24,7 @@ import os
 import re
 import sys
 
-LEVELS = [["util"], ["object"], ["arch/x86"], ["arch"], ["select", "probes", "target"], ["model"], ["format/codec"],
+LEVELS = [["util"], ["object"], ["arch/x86"], ["arch"], ["select", "probes", "process"], ["model"], ["format/codec"],
           ["format/perfetto"], ["format"], ["analysis"], ["record"], ["cli"]]
 LEVEL = {d: i for i, ds in enumerate(LEVELS) for d in ds}
 ACYCLIC = ["analysis"]

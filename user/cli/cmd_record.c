@@ -15,7 +15,7 @@
 #include "record/record_budget.h"
 #include "select/capture.h"
 #include "record/record_opts.h"
-#include "target/launch.h"
+#include "process/launch.h"
 
 /* The parsed form of what record_opts holds as values. */
 struct record_cli {

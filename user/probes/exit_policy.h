@@ -9,7 +9,7 @@
  *
  * Exit strategies (--exit):
  *   rewrite    uprobes on entry, exit and tail sleds of a copy of the object
- *              whose sleds start with a 5-byte nop (target/sled_rewrite.h),
+ *              whose sleds start with a 5-byte nop (process/sled_rewrite.h),
  *              which the kernel runs as a call (~0.3 us a hit on our VM):
  *              exact exit times, no return address touched.  Only for
  *              objects the launched command maps from the copy; objects

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 
 #include "object/xray_runtime.h"
-#include "target/needed.h"
-#include "target/proc_maps.h"
-#include "target/sled_rewrite.h"
+#include "process/needed.h"
+#include "process/proc_maps.h"
+#include "process/sled_rewrite.h"
 #include "record/copies.h"
 
 static void refuse(struct copies *c, const struct traced_object *o, const char *why)

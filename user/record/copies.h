@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "object/xray_runtime.h"
-#include "target/run_as.h"
-#include "target/sled_rewrite.h"
+#include "process/run_as.h"
+#include "process/sled_rewrite.h"
 #include "record/objects.h"
 
 struct copies {

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "record/objects.h"
-#include "target/proc_maps.h"
+#include "process/proc_maps.h"
 
 /* Repairs every optimized sled of objs' objects that stopped process pid
  * maps; adds how many to *repaired.  Returns 0, -ESRCH when pid is gone,

@@ -17,7 +17,7 @@
 
 #include <bpf/bpf.h>
 
-#include "target/proc_maps.h"
+#include "process/proc_maps.h"
 #include "record/fork_text.h"
 #include "record/mappings.h"
 

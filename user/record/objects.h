@@ -15,7 +15,7 @@
 #include "object/elf_object.h"
 #include "object/symbols.h"
 #include "object/xray_map.h"
-#include "target/ns_copy.h"
+#include "process/ns_copy.h"
 #include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
 #include "select/budget.h"

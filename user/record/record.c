@@ -17,8 +17,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "target/proc_maps.h"
-#include "target/sled_rewrite.h"
+#include "process/proc_maps.h"
+#include "process/sled_rewrite.h"
 #include "record/core_btf.h"
 #include "record/record_int.h"
 #include "sledtrace.h"

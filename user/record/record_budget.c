@@ -21,8 +21,8 @@
 #include "record/record.h"
 #include "record/record_budget.h"
 #include "record/targets.h"
-#include "target/launch.h"
-#include "target/run_as.h"
+#include "process/launch.h"
+#include "process/run_as.h"
 
 static int plan_from(const struct record_opts *o, const char *const *traces, size_t n,
 		     uint64_t untraced_ns, struct budget **out)

@@ -17,7 +17,7 @@
 #include "model/frames.h"
 #include "probes/attach.h"
 #include "probes/attach_warm.h"
-#include "target/launch.h"
+#include "process/launch.h"
 #include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
 #include "record/collector.h"

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "target/proc_maps.h"
-#include "target/sled_rewrite.h"
+#include "process/proc_maps.h"
+#include "process/sled_rewrite.h"
 #include "record/record_int.h"
 
 /* Under auto a copy that cannot be used is one line, and the run goes on

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "target/proc_maps.h"
+#include "process/proc_maps.h"
 #include "record/targets.h"
 
 static void comm_of(pid_t pid, char *buf, size_t len)

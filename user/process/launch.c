@@ -14,8 +14,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "target/launch.h"
-#include "target/scratch_copy.h"
+#include "process/launch.h"
+#include "process/scratch_copy.h"
 
 static int check_exec(const char *path)
 {

@@ -10,9 +10,9 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#include "target/ns_copy.h"
-#include "target/scratch_copy.h"
-#include "target/helper.h"
+#include "process/ns_copy.h"
+#include "process/scratch_copy.h"
+#include "process/helper.h"
 
 struct ns_copy {
 	int tree_fd; /* the detached (later: bound) mount of the copy */

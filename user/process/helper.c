@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "target/helper.h"
+#include "process/helper.h"
 
 /* Room for the task and, in the sanitizer build, its interceptors. */
 #define HELPER_STACK (256 * 1024)

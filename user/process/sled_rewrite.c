@@ -14,8 +14,8 @@
 #include <linux/magic.h>
 
 #include "arch/arch.h"
-#include "target/launch.h"
-#include "target/sled_rewrite.h"
+#include "process/launch.h"
+#include "process/sled_rewrite.h"
 #include "util/fd_io.h"
 
 #ifndef MFD_EXEC

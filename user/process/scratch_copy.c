@@ -7,7 +7,7 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 
-#include "target/scratch_copy.h"
+#include "process/scratch_copy.h"
 
 /* Directories every system has; the mount covers one only for as long as
  * the copy is written and bound. */

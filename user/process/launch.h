@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "target/run_as.h"
+#include "process/run_as.h"
 
 struct launch {
 	pid_t pid;

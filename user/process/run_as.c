@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/run_as.h"
+#include "process/run_as.h"
 
 static int parse_id(const char *s, unsigned *out)
 {

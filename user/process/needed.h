@@ -9,7 +9,7 @@
 #ifndef SLEDTRACE_NEEDED_H
 #define SLEDTRACE_NEEDED_H
 
-#include "target/run_as.h"
+#include "process/run_as.h"
 
 /* Calls fn with the absolute path of every object the loader would map
  * for exe (the loader and the vDSO aside); fn's non-zero return stops the

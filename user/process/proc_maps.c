@@ -10,7 +10,7 @@
 
 #include <sys/sysmacros.h>
 
-#include "target/proc_maps.h"
+#include "process/proc_maps.h"
 
 #define PF_KTHREAD 0x00200000u /* include/linux/sched.h */
 

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "target/needed.h"
-#include "target/helper.h"
+#include "process/needed.h"
+#include "process/helper.h"
 
 /* The PT_INTERP of an x86-64 ELF executable, or "" when it has none. */
 static int read_interp(const char *exe, char *interp, size_t len)
