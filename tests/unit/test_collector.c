@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "record/collector.h"
+#include "record/collect/collector.h"
 
 /* A sink that remembers every leave: function, depth, how, end. */
 struct leave_rec {

@@ -18,7 +18,7 @@
 #include "probes/attach.h"
 #include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
-#include "record/collector.h"
+#include "record/collect/collector.h"
 #include "record/copies.h"
 #include "record/coverage.h"
 #include "record/objects.h"

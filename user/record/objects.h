@@ -21,7 +21,7 @@
 #include "select/budget.h"
 #include "select/capture.h"
 #include "select/select.h"
-#include "record/collector.h"
+#include "record/collect/collector.h"
 
 struct traced_object {
 	char *path;	 /* as the traced process names it */

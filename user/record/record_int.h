@@ -20,7 +20,7 @@
 #include "process/launch.h"
 #include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
-#include "record/collector.h"
+#include "record/collect/collector.h"
 #include "record/coverage.h"
 #include "record/keeper.h"
 #include "record/mappings.h"

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "record/capture_values.h"
+#include "record/collect/capture_values.h"
 
 /* Room for a quoted, escaped string of SLED_CAP_STR_MAX bytes and more. */
 #define TEXT_MAX (SLED_CAP_STR_MAX * 4 + 64)

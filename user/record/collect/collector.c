@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "model/thread_slots.h"
-#include "record/capture_values.h"
-#include "record/collector.h"
-#include "record/idents.h"
+#include "record/collect/capture_values.h"
+#include "record/collect/collector.h"
+#include "record/collect/idents.h"
 
 /* Stack pointers further apart than this are on different stacks (signal
  * alternate stack, coroutine): no inference across them. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/idents.h"
+#include "record/collect/idents.h"
 #include "util/u64map.h"
 
 struct proc_ident {
