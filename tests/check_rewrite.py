@@ -234,6 +234,9 @@ def case_leftovers(args, tmp):
     # Other runs (tests in parallel) may have namespaces of their own:
     # what matters is that ours shows nothing.
     ours, theirs = ns_of("self"), ns_of(target)
+    # Held open so that its number cannot be given to another run's new
+    # namespace once the target's is gone (the kernel reuses them at once).
+    theirs_fd = os.open("/proc/%s/ns/mnt" % target, os.O_RDONLY)
     outside = [p for p in all_pids() if ns_of(p) == ours and mounts_of(p, fixture)]
     if outside or theirs == ours:
         raise CheckFailed("the mount is visible outside the target: pids %s" % outside)
@@ -247,8 +250,10 @@ def case_leftovers(args, tmp):
     left = [p for p in all_pids() if ns_of(p) in (ours, theirs) and mounts_of(p, fixture)]
     if left:
         raise CheckFailed("the copy is still mounted in pids %s" % left)
-    if any(ns_of(p) == theirs for p in all_pids()):
-        raise CheckFailed("a process still lives in the target's mount namespace")
+    still = [p for p in all_pids() if ns_of(p) == theirs]
+    os.close(theirs_fd)
+    if still:
+        raise CheckFailed("a process still lives in the target's mount namespace: %s" % still)
     held = holders_of_copy()
     if held:
         raise CheckFailed("processes still hold the copy: %s" % held)
