@@ -3,8 +3,8 @@
  * recording owns every resource it opens and record__free releases
  * whatever exists, so each phase can fail and return without cleanup code
  * of its own.  The process-scope hooks are record_hooks.c, the held
- * command record_spawn.c, the event loop and the end record_run.c, the
- * helpers they share record_base.c. */
+ * command record_spawn.c, the event loop record_run.c, the end
+ * record_finish.c, the helpers they share record_base.c. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -2,9 +2,9 @@
 /* record_int.h: the recording's state, shared by the files that implement
  * record.h.  They call each other in one direction only: record.c (open,
  * load, start, free) uses record_hooks.c (the process-scope hooks),
- * record_spawn.c (the held command) and record_run.c (the event loop,
- * detaching, finishing); all of them use record_base.c.  Not for use
- * outside record/. */
+ * record_spawn.c (the held command), record_run.c (the event loop,
+ * detaching) and record_finish.c (the end of the trace); all of them use
+ * record_base.c.  Not for use outside record/. */
 #ifndef SLEDTRACE_RECORD_INT_H
 #define SLEDTRACE_RECORD_INT_H
 
@@ -100,7 +100,7 @@ int record__watch_exits(struct record *r);
 int record__hook_processes(struct record *r);
 /* Removes every probe and the mapping hook. */
 void record__detach(struct record *r);
-/* Where the trace writer writes (record_run.c): r->out, through a gzip
+/* Where the trace writer writes (record_finish.c): r->out, through a gzip
  * stream (r->gz) when -o names a .gz file.  0 or a negative errno. */
 int record__trace_sink(struct record *r, struct byte_sink *out);
 
