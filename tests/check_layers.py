@@ -11,6 +11,8 @@ functions), probes/ (which probes, attached how) and process/ (the traced
 process and its copies).  format/ has two layers of its own below its
 writers: codec/ (wire encodings that know no format: protobuf, Thrift
 compact, gzip) and perfetto/ (the trace format, written with codec/).
+diff/ (`sledtrace diff`: reading runs, estimating, judging, printing)
+sits above analysis/, whose per-function report it compares.
 record/ has the collector below it: collect/ (ring-buffer records
 rebuilt into frames), which the recording feeds and nothing of it knows.
 Every directory under user/ must be placed here, so a new one cannot go
@@ -27,10 +29,10 @@ import re
 import sys
 
 LEVELS = [["util"], ["object"], ["arch/x86"], ["arch"], ["select", "probes", "process"], ["model"], ["format/codec"],
-          ["format/perfetto"], ["format"], ["analysis"], ["record/collect"], ["record"],
+          ["format/perfetto"], ["format"], ["analysis"], ["diff"], ["record/collect"], ["record"],
           ["cli"]]
 LEVEL = {d: i for i, ds in enumerate(LEVELS) for d in ds}
-ACYCLIC = ["analysis"]
+ACYCLIC = ["analysis", "diff"]
 INCLUDE = re.compile(r'\s*#\s*include\s+"([a-z_]+(?:/[a-z_]+)*)/[^/"]+"')
 
 

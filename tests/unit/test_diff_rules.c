@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "analysis/diff_rules.h"
 #include "cli/values.h"
+#include "diff/judge_rules.h"
 
 static char err[512];
 

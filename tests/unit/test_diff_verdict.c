@@ -31,11 +31,11 @@
 
 #include <cmocka.h>
 
-#include "analysis/diff.h"
-#include "analysis/diff_rules.h"
-#include "analysis/diff_stats.h"
-#include "analysis/diff_text.h"
 #include "cli/values.h"
+#include "diff/diff.h"
+#include "diff/estimate_stats.h"
+#include "diff/judge_rules.h"
+#include "diff/print_text.h"
 
 #define NFUNCS 200
 #define TRIALS 100

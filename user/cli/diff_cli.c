@@ -6,12 +6,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "analysis/diff.h"
-#include "analysis/diff_read.h"
-#include "analysis/diff_rules.h"
-#include "analysis/diff_text.h"
 #include "cli/diff_cli.h"
 #include "cli/values.h"
+#include "diff/diff.h"
+#include "diff/judge_rules.h"
+#include "diff/print_text.h"
+#include "diff/read_traces.h"
 
 /* In enum diff_sort's order. */
 const char *const diff_cli_sort_names[] = { "impact", "calls", "total",	   "self", "avg",

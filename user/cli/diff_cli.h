@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analysis/diff_format.h"
 #include "cli/options.h"
 #include "cli/times.h"
+#include "diff/print_format.h"
 
 struct diff_cli {
 	struct cli_list fail_on;
@@ -81,7 +81,7 @@ struct diff_cli_output {
  * on stderr (outputs that are files tell the CI log nothing). */
 /* calls: NULL, or per side a trace whose calls and call paths replace
  * those of that side's runs (bench: runs with a budget have their times,
- * one run with every function probed their calls; diff_read.h). */
+ * one run with every function probed their calls; diff/read_traces.h). */
 int diff_cli__compare(const struct diff_cli *c, const char *cmd, char **const paths[2],
 		      const size_t npaths[2], const char *const *calls,
 		      const struct diff_cli_output *outs, size_t nouts, bool log_findings);

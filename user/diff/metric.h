@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* metric.h: the metrics `sledtrace diff` compares, as one table of
+ * data.  A metric is a per-run figure of a function: a source of report's
+ * aggregation (calls, total, self, and their on-CPU parts), or one source
+ * divided by another (avg = total / calls).  Its kind says how changes are
+ * judged: counts are exact, times are tested against the noise of the
+ * runs.  Every output walks this table, so a new metric is a new source in
+ * struct report_row and a new row here, not new code. */
+#ifndef SLEDTRACE_DIFF_METRIC_H
+#define SLEDTRACE_DIFF_METRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What report gives per function and run (offsets into report_row). */
+enum diff_source {
+	DIFF_SRC_CALLS,
+	DIFF_SRC_TOTAL,
+	DIFF_SRC_SELF,
+	DIFF_SRC_CPU,
+	DIFF_SRC_CPU_SELF,
+	DIFF_SRC_PROBE, /* no metric: the share of a time that is probes (a label) */
+	DIFF_NSOURCES
+};
+
+enum diff_metric {
+	DIFF_CALLS,
+	DIFF_TOTAL,
+	DIFF_SELF,
+	DIFF_AVG,
+	DIFF_CPU,
+	DIFF_CPU_SELF,
+	DIFF_NMETRICS
+};
+
+/* Rules may also name the calls of a caller -> callee edge. */
+#define DIFF_EDGE_CALLS DIFF_NMETRICS
+
+enum diff_kind {
+	DIFF_KIND_COUNT, /* exact: any change is real */
+	DIFF_KIND_TIME,	 /* noisy: a change must stand out from the runs' spread */
+};
+
+struct diff_metric_def {
+	const char *name;  /* in rules, JSON and CSV */
+	const char *title; /* the table's column group */
+	enum diff_kind kind;
+	enum diff_source num;
+	int den; /* a source dividing num run by run, or -1 */
+	/* Times: the metric whose run-to-run shift all functions share
+	 * (self: the slower or faster machine), and the metric whose size
+	 * is held against the noise floor (avg: its function's total). */
+	enum diff_metric shift_from, size_of;
+	int column; /* position in the table and the markdown */
+	/* On-CPU time, made of the scheduler's switches: without them it is
+	 * the wall time, so the table and the markdown show it only when a
+	 * run has switches. */
+	bool on_cpu;
+};
+
+extern const struct diff_metric_def diff_metrics[DIFF_NMETRICS];
+/* offsetof(struct report_row, ...) of each source, a uint64_t. */
+extern const size_t diff_source_offsets[DIFF_NSOURCES];
+
+/* What a time metric's run total is summed from, over every function of
+ * the run: self time, or on-CPU self time for the on-CPU metrics.  Its
+ * noise floor is a share of that total, and the functions that measure
+ * its shift must hold a share of it. */
+static inline enum diff_source diff_metric__basis(enum diff_metric m)
+{
+	return diff_metrics[diff_metrics[m].shift_from].num;
+}
+
+/* The name of a rule's metric, DIFF_EDGE_CALLS included. */
+const char *diff_metric__name(int m);
+
+#endif
