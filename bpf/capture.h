@@ -2,7 +2,9 @@
 /* capture.h: `record --capture`, the kernel side.  The chosen functions'
  * entry and return probes emit a struct sled_capture instead of a call
  * record: the registers and, per the probe's spec in `capture_specs`,
- * the memory they point to.  Included by sledtrace.bpf.c after the
+ * the memory they point to.  The collector loads them sleepable where the
+ * kernel allows (capture_faults), so that memory the target has not
+ * touched yet is read too.  Included by sledtrace.bpf.c after the
  * emitters it uses (count, wakeup_flag, the gate). */
 #ifndef SLEDTRACE_BPF_CAPTURE_H
 #define SLEDTRACE_BPF_CAPTURE_H
@@ -17,23 +19,66 @@ struct {
 	__type(value, struct sled_capture_spec);
 } capture_specs SEC(".maps");
 
+/* Set by the collector before load: the capture programs are loaded
+ * sleepable (BPF_F_SLEEPABLE), so a read may fault the target's page in.
+ * False on a kernel without sleepable uprobes, and then the branches that
+ * fault are dead code the verifier never visits. */
+const volatile bool capture_faults = false;
+
+/* Pages a read is faulted in by: the smallest page size, so that a string
+ * of SLED_CAP_STR_MAX bytes touches at most two of them. */
+#define CAPTURE_PAGE 4096ull
+
+/* The string at p, as bpf_probe_read_user_str says.  A page the target
+ * has not touched yet (a literal in .rodata at a function's first call)
+ * is not mapped in its page tables, and the non-faulting read fails on it;
+ * sleepable, the first byte of each page the string can lie on is faulted
+ * in by bpf_copy_from_user and the string read again.  The kfunc
+ * bpf_copy_from_user_str would do it in one call but makes libbpf parse
+ * the whole kernel BTF at every start (user/record/core_btf.c). */
+static __always_inline long read_str(char *dst, __u64 p)
+{
+	long n = bpf_probe_read_user_str(dst, SLED_CAP_STR_MAX, (const void *)p);
+	__u64 rest = CAPTURE_PAGE - (p & (CAPTURE_PAGE - 1));
+
+	if (n >= 0 || !capture_faults)
+		return n;
+	if (bpf_copy_from_user(dst, 1, (const void *)p))
+		return -1;
+	/* the next page may lie past the mapping's end, the string not */
+	if (rest < SLED_CAP_STR_MAX)
+		bpf_copy_from_user(dst, 1, (const void *)(p + rest));
+	return bpf_probe_read_user_str(dst, SLED_CAP_STR_MAX, (const void *)p);
+}
+
+/* want bytes at p: 0 or a negative errno, as bpf_probe_read_user; a page
+ * not mapped yet is faulted in when the programs are sleepable. */
+static __always_inline long read_bytes(char *dst, __u32 want, __u64 p)
+{
+	long err = bpf_probe_read_user(dst, want, (const void *)p);
+
+	if (err && capture_faults)
+		err = bpf_copy_from_user(dst, want, (const void *)p);
+	return err;
+}
+
 /* The memory value i points to, into dst, as read says; a read that fails
- * (NULL, unmapped, swapped out) sets its invalid bit and never faults the
- * target.  Only a string that fits the bound is whole. */
+ * (NULL, unmapped) sets its invalid bit and never faults the target with a
+ * signal.  Only a string that fits the bound is whole. */
 static __always_inline void read_value(struct sled_capture *c, char *dst, __u8 read, int i)
 {
 	long n = 0;
 
 	c->len[i] = 0;
 	if (read == SLED_READ_STR) {
-		n = bpf_probe_read_user_str(dst, SLED_CAP_STR_MAX, (const void *)c->val[i]);
+		n = read_str(dst, c->val[i]);
 		n = n > 0 ? n - 1 : -1;
 	} else if (read == SLED_READ_BYTES && i + 1 < SLED_CAP_NREG) {
 		__u32 want = SLED_CAP_STR_MAX;
 
 		if (c->val[i + 1] < SLED_CAP_STR_MAX)
 			want = (__u32)c->val[i + 1];
-		n = want ? bpf_probe_read_user(dst, want, (const void *)c->val[i]) : 0;
+		n = want ? read_bytes(dst, want, c->val[i]) : 0;
 		n = n ? -1 : (long)want;
 	}
 	if (n < 0)

@@ -254,7 +254,9 @@ int on_ret(struct pt_regs *ctx)
 #include "calib.h"
 
 /* The capture programs replace on_sled and on_ret on the chosen
- * functions' entry sled and on their returns (exit sled or uretprobe). */
+ * functions' entry sled and on their returns (exit sled or uretprobe).
+ * SEC("uprobe") like the call programs: the collector makes them
+ * sleepable before load when the kernel has sleepable uprobes. */
 SEC("uprobe")
 int on_capture_entry(struct pt_regs *ctx)
 {

@@ -34,6 +34,7 @@ struct attacher {
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
 	size_t nprobes;
+	int sleepable; /* kernel_can_sleep's answer, -1 until asked */
 };
 
 /* Asks the kernel, not its BTF (parsing vmlinux BTF costs tens of ms):
@@ -76,6 +77,7 @@ int attacher__new(const struct attach_opts *opts, struct attacher **out)
 		return -ENOMEM;
 	a->opts = *opts;
 	a->mode = opts->mode;
+	a->sleepable = -1;
 	if (a->mode == ATTACH_AUTO)
 		a->mode = kernel_has_uprobe_multi() ? ATTACH_MULTI : ATTACH_PERF;
 	*out = a;
@@ -108,6 +110,58 @@ int attacher__prepare(struct attacher *a, struct bpf_program *prog)
 	if (err)
 		return err;
 	return bpf_program__set_expected_attach_type(prog, multi);
+}
+
+/* Whether the kernel loads a sleepable uprobe program of the mode's
+ * attach type that calls bpf_copy_from_user (Linux >= 6.0, multi links
+ * >= 6.6): one tiny load, no probe placed.  SLEDTRACE_NO_SLEEPABLE=1
+ * answers as a kernel without them would (tests, comparisons). */
+static bool kernel_can_sleep(enum attach_mode mode)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X,
+		  .dst_reg = BPF_REG_1,
+		  .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_1, .imm = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = 1 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_copy_from_user },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	const char *off = getenv("SLEDTRACE_NO_SLEEPABLE");
+	enum bpf_prog_type type;
+	enum bpf_attach_type multi;
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .prog_flags = BPF_F_SLEEPABLE);
+	int prog;
+
+	if (off && strcmp(off, "0"))
+		return false;
+	if (mode == ATTACH_MULTI) {
+		if (libbpf_prog_type_by_name("uprobe.multi", &type, &multi))
+			return false;
+		po.expected_attach_type = multi;
+	}
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns,
+			     sizeof(insns) / sizeof(insns[0]), &po);
+	if (prog < 0)
+		return false;
+	close(prog);
+	return true;
+}
+
+int attacher__prepare_sleepable(struct attacher *a, struct bpf_program *prog)
+{
+	int err = attacher__prepare(a, prog);
+
+	if (err)
+		return err;
+	if (a->sleepable < 0)
+		a->sleepable = kernel_can_sleep(a->mode);
+	if (!a->sleepable)
+		return 0;
+	err = bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
+	return err ? err : 1;
 }
 
 static struct probe_group *group_for(struct attacher *a, struct bpf_program *prog, const char *path,

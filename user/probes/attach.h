@@ -43,6 +43,11 @@ void attacher__set_pid(struct attacher *a, pid_t pid);
 /* Must run after bpf_object__open and before load: multi links need the
  * programs loaded with the uprobe_multi expected attach type. */
 int attacher__prepare(struct attacher *a, struct bpf_program *prog);
+/* attacher__prepare, and prog loaded sleepable (BPF_F_SLEEPABLE: it may
+ * fault the target's pages in) when the kernel has sleepable uprobes in
+ * the attacher's mode.  1: sleepable, 0: not (an older kernel), or a
+ * negative errno. */
+int attacher__prepare_sleepable(struct attacher *a, struct bpf_program *prog);
 /* Queues one probe.  retprobe: a uretprobe at offset.  path is copied. */
 int attacher__add(struct attacher *a, struct bpf_program *prog, const char *path, uint64_t offset,
 		  uint64_t cookie, int retprobe);

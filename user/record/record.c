@@ -135,7 +135,9 @@ int record__open(const struct record_opts *opts, struct record **out)
 }
 
 /* The call programs get their attach type; the capture ones are loaded
- * only for --capture: their verification costs ~10 ms of every start. */
+ * only for --capture: their verification costs ~10 ms of every start.
+ * They are sleepable where the kernel allows, so that they can read
+ * memory the target has not touched yet (bpf/capture.h). */
 static int prepare_programs(struct record *r)
 {
 	struct bpf_program *calls[] = { r->skel->progs.on_sled, r->skel->progs.on_ret };
@@ -147,9 +149,18 @@ static int prepare_programs(struct record *r)
 
 	for (size_t i = 0; !err && i < sizeof(calls) / sizeof(calls[0]); i++)
 		err = attacher__prepare(r->att, calls[i]);
-	for (size_t i = 0; !err && i < sizeof(captures) / sizeof(captures[0]); i++)
-		err = capturing ? attacher__prepare(r->att, captures[i])
+	for (size_t i = 0; !err && i < sizeof(captures) / sizeof(captures[0]); i++) {
+		err = capturing ? attacher__prepare_sleepable(r->att, captures[i])
 				: bpf_program__set_autoload(captures[i], false);
+		r->skel->rodata->capture_faults = err == 1;
+		err = err < 0 ? err : 0;
+	}
+	if (!err && capturing && r->opts->verbose)
+		fprintf(stderr, "sledtrace: captures: %s\n",
+			r->skel->rodata->capture_faults
+				? "sleepable, pages not touched yet are faulted in"
+				: "not sleepable (kernel without sleepable uprobes): memory "
+				  "the target has not touched yet reads as <invalid>");
 	return err;
 }
 
