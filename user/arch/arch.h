@@ -9,9 +9,9 @@
  *       call (x86-64: a 5-byte nop), or leave it untouched;
  *   ARCH_NR_UPROBE  the uprobe(2) system call, to ask whether the kernel
  *       runs such probes as calls;
- *   arch_probe_site(site)  a function of sledtrace's own that starts with
- *       what a probe of that kind hits, and its unprobed twin, for record
- *       to time a probe hit (probe_sites.h).
+ *   arch_probe_site()  a function of sledtrace's own that starts with what
+ *       a rewritten sled's probe hits, and its unprobed twin, for record to
+ *       time a probe hit (probe_sites.h).
  * The BPF side has its own seam (bpf/arch.h); docs/DESIGN.md, "Porting",
  * lists the rest of what a port needs. */
 #ifndef SLEDTRACE_ARCH_H

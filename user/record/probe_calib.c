@@ -3,7 +3,6 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +18,7 @@
 #define BATCH 16  /* calls timed together: the clock read is ~10x a call */
 #define ROUNDS 3  /* batches per group, probed and plain interleaved */
 #define GROUPS 5  /* the median of the groups' minima */
-#define WARMUP 16 /* calls before timing: the kernel rewrites a nop5 on its first hit */
+#define WARMUP 16 /* calls before timing: the kernel optimizes a probe on its first hit */
 
 static long (*volatile call_fn)(long);
 
@@ -98,15 +97,14 @@ static int file_of(const void *fn, char *path, size_t len, size_t *offset)
 	return ret;
 }
 
-static struct bpf_link *attach(const struct sledtrace_bpf *skel, long (*fn)(long), bool ret)
+static struct bpf_link *attach(const struct sledtrace_bpf *skel, long (*fn)(long))
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = ret);
 	char path[4096];
 	size_t off = 0;
 
 	if (file_of((const void *)fn, path, sizeof(path), &off))
 		return NULL;
-	return bpf_program__attach_uprobe_opts(skel->progs.on_calib, getpid(), path, off, &o);
+	return bpf_program__attach_uprobe_opts(skel->progs.on_calib, getpid(), path, off, NULL);
 }
 
 /* The descriptors open now, as a bitmap of the first FD_SCAN. */
@@ -136,9 +134,10 @@ static void open_fds(uint8_t *set)
  * blocked the start as long as another traced process ran.  So the last
  * references go to a process of their own (fork twice: init or a
  * subreaper reaps it), which holds nothing else and may wait as long as
- * it must; ours are dropped at once.  fresh: the descriptors the two
- * attaches opened (links and perf events). */
-static void release(struct bpf_link *a, struct bpf_link *b, const uint8_t *before)
+ * it must; ours are dropped at once.  before: the descriptors open before
+ * the attach; those opened since (the link and its perf event) are the
+ * ones handed over. */
+static void release(struct bpf_link *link, const uint8_t *before)
 {
 	uint8_t after[FD_SCAN / 8];
 	pid_t pid;
@@ -152,43 +151,35 @@ static void release(struct bpf_link *a, struct bpf_link *b, const uint8_t *befor
 					close(fd);
 			close_range(FD_SCAN, ~0u, 0);
 		}
-		_exit(0); /* its descriptors, the links' last, close on the way out */
+		_exit(0); /* its descriptors, the link's last, close on the way out */
 	}
-	if (pid < 0) { /* no helper: close them here, however long it takes */
-		bpf_link__destroy(a);
-		bpf_link__destroy(b);
+	if (pid < 0) { /* no helper: close it here, however long it takes */
+		bpf_link__destroy(link);
 		return;
 	}
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	for (struct bpf_link *l = a; l; l = l == a ? b : NULL) {
-		bpf_link__disconnect(l);
-		bpf_link__destroy(l);
-	}
+	bpf_link__disconnect(link);
+	bpf_link__destroy(link);
 	for (int fd = 0; fd < FD_SCAN; fd++)
 		if ((after[fd / 8] & ~before[fd / 8]) >> (fd % 8) & 1)
 			close(fd);
 }
 
-/* ns per hit of a probe on site (*entry) and, with ret, of a return probe
- * alone (*exit: a probe and a return probe, less the probe). */
-static void measure_site(const struct sledtrace_bpf *skel, enum arch_site site, bool ret,
-			 uint64_t *entry, uint64_t *exit)
+/* ns per hit of a probe on the architecture's rewritten-sled site. */
+static uint64_t measure_site(const struct sledtrace_bpf *skel)
 {
-	struct arch_site_fns fns = arch_probe_site(site);
-	struct bpf_link *probe, *retprobe = NULL;
+	struct arch_site_fns fns = arch_probe_site();
 	uint8_t before[FD_SCAN / 8];
-	uint64_t both = 0;
+	struct bpf_link *probe;
+	uint64_t ns;
 
 	open_fds(before);
-	if (!(probe = attach(skel, fns.probed, false)))
-		return;
-	*entry = hit_ns(fns.probed, fns.plain);
-	if (ret && (retprobe = attach(skel, fns.probed, true)))
-		both = hit_ns(fns.probed, fns.plain);
-	release(probe, retprobe, before);
-	if (ret)
-		*exit = both > *entry ? both - *entry : 0;
+	if (!(probe = attach(skel, fns.probed)))
+		return 0;
+	ns = hit_ns(fns.probed, fns.plain);
+	release(probe, before);
+	return ns;
 }
 
 void probe_calib__measure(const struct sledtrace_bpf *skel, const struct exit_policy *exits,
@@ -200,8 +191,8 @@ void probe_calib__measure(const struct sledtrace_bpf *skel, const struct exit_po
 	*out = (struct probe_calib){ 0 };
 	if (!skel || !skel->progs.on_calib)
 		return;
-	/* Only a rewritten copy's nop5, for now: with the originals' probes
-	 * (the entry sled's jmp, and a uretprobe in sledtrace's own process)
+	/* Only a rewritten copy's sleds, for now: with the originals' probes
+	 * (the entry sled as compiled, and a uretprobe in sledtrace's own process)
 	 * a sledtrace killed mid-run was left blocked in its exit, closing a
 	 * perf-event uprobe, with the recording's links still open, and the
 	 * target paid every probe to its end (record-killed-mixed: 2.5 min,
@@ -209,11 +200,9 @@ void probe_calib__measure(const struct sledtrace_bpf *skel, const struct exit_po
 	if (exits->copy != EXIT_COPY_REWRITTEN)
 		return;
 	old = libbpf_set_print(NULL); /* a failure is only a 0 */
-	/* every sled of a copy starts with the nop5: entries and exits alike */
-	measure_site(skel, ARCH_SITE_REWRITTEN, false, &out->entry_ns, &out->exit_ns);
-	out->exit_ns = out->entry_ns;
+	/* every sled of a copy starts with the same instruction: entries and
+	 * exits alike */
+	out->entry_ns = out->exit_ns = measure_site(skel);
 	libbpf_set_print(old);
-	if (!out->entry_ns)
-		out->exit_ns = 0;
 	out->took_ns = now_ns() - t0;
 }

@@ -29,14 +29,15 @@ struct sledtrace_bpf;
 
 struct probe_calib {
 	uint64_t entry_ns; /* one entry hit of the kind the recording uses; 0 unknown */
-	uint64_t exit_ns;  /* one exit hit (exit sled of a copy, or uretprobe); 0 unknown */
+	uint64_t exit_ns;  /* one exit hit (an exit sled of a copy); 0 unknown */
 	uint64_t took_ns;  /* how long measuring took */
 };
 
-/* Measures the probe kinds the recording uses under exits (a rewritten
- * copy: nop5 at entries and exits; originals: the entry sled, and a
- * uretprobe when returns are seen with them).  Never fails: *out is 0
- * where it could not measure. */
+/* Measures the probe kind the recording uses under exits when it runs a
+ * rewritten copy (one for entries and exits: every sled starts with the
+ * same instruction); a recording of originals is not measured
+ * (probe_calib.c says why).  Never fails: *out is 0 where it could not
+ * measure. */
 void probe_calib__measure(const struct sledtrace_bpf *skel, const struct exit_policy *exits,
 			  struct probe_calib *out);
 

@@ -12,16 +12,11 @@
 	long name(long)
 
 #define NOP5 ".byte 0x0f,0x1f,0x44,0x00,0x00\n"
-#define ENTRY_SLED ".byte 0xeb,0x09,0x66,0x0f,0x1f,0x84,0x00,0x00,0x02,0x00,0x00\n"
 
 SITE_FN(sledtrace_site_nop5, NOP5 "mov %rdi, %rax\nret");
 SITE_FN(sledtrace_site_nop5_plain, NOP5 "mov %rdi, %rax\nret");
-SITE_FN(sledtrace_site_sled, ENTRY_SLED "mov %rdi, %rax\nret");
-SITE_FN(sledtrace_site_sled_plain, ENTRY_SLED "mov %rdi, %rax\nret");
 
-struct arch_site_fns x86_probe_site(enum arch_site site)
+struct arch_site_fns x86_probe_site(void)
 {
-	if (site == ARCH_SITE_SLED)
-		return (struct arch_site_fns){ sledtrace_site_sled, sledtrace_site_sled_plain };
 	return (struct arch_site_fns){ sledtrace_site_nop5, sledtrace_site_nop5_plain };
 }
