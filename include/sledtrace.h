@@ -15,6 +15,8 @@
 #include <linux/types.h>
 #endif
 
+#include "arch/sledtrace_arch.h" /* SLED_CAP_NREG */
+
 /* ---- kinds ---- */
 /* Calls (struct sled_call): ENTRY/EXIT/TAIL are XRay sleds probed with
  * uprobes, RET a uretprobe's return. */
@@ -144,7 +146,8 @@ struct sled_ident {
 #define SLED_READ_STR 1	  /* a NUL-terminated string at the register's address */
 #define SLED_READ_BYTES 2 /* bytes at the register's address, their count in the next register */
 
-#define SLED_CAP_NREG 6	    /* the integer argument registers (x86-64: rdi..r9) */
+/* SLED_CAP_NREG, the registers a capture record holds, is the
+ * architecture's (include/arch/). */
 #define SLED_CAP_STR_MAX 64 /* bytes read per value, a NUL included: power of two */
 
 /* The value of the `capture_specs` map, keyed by the probe's cookie (so an
@@ -160,7 +163,7 @@ struct sled_capture_spec {
 
 /* A captured call.  The head's tag is the probe's cookie (kind ARGS or
  * RETVAL).  val[]: at an entry the argument registers in order, at a
- * return the return registers (x86-64: rax, rdx; the rest 0).  It is
+ * return the return registers, the rest 0 (include/arch/ names them).  It is
  * shorter when its spec reads less (struct sled_capture_spec). */
 struct sled_capture {
 	struct sled_head h;
@@ -188,14 +191,16 @@ _Static_assert(sizeof(struct sled_thread_exit) == 32, "sled_thread_exit is 32 by
 _Static_assert(sizeof(struct sled_mapped) == 40, "sled_mapped is 40 bytes");
 _Static_assert(sizeof(struct sled_fork) == 40, "sled_fork is 40 bytes");
 _Static_assert(sizeof(struct sled_switch) == 32, "sled_switch is 32 bytes");
-_Static_assert(sizeof(struct sled_capture_spec) == 8, "sled_capture_spec is 8 bytes");
+_Static_assert(sizeof(struct sled_capture_spec) == SLED_CAP_NREG + 2, "sled_capture_spec unpadded");
 _Static_assert(__builtin_offsetof(struct sled_capture, slot) == 24, "sled_capture.slot at 24");
 _Static_assert(__builtin_offsetof(struct sled_capture, via) == 32, "sled_capture.via at 32");
 _Static_assert(__builtin_offsetof(struct sled_capture, val) == 40, "sled_capture.val at 40");
-_Static_assert(__builtin_offsetof(struct sled_capture, len) == 88, "sled_capture.len at 88");
-_Static_assert(__builtin_offsetof(struct sled_capture, str) == 104, "sled_capture.str at 104");
-_Static_assert(sizeof(struct sled_capture) == 104 + SLED_CAP_NREG * SLED_CAP_STR_MAX,
-	       "sled_capture size");
+_Static_assert(__builtin_offsetof(struct sled_capture, len) == 40 + 8 * SLED_CAP_NREG,
+	       "sled_capture.len right after val");
+_Static_assert(__builtin_offsetof(struct sled_capture, str) == 44 + 10 * SLED_CAP_NREG,
+	       "sled_capture.str right after len and pad2");
+_Static_assert(sizeof(struct sled_capture) == SLED_CAPTURE_SMALL + SLED_CAP_NREG * SLED_CAP_STR_MAX,
+	       "sled_capture has no tail padding: SLED_CAP_NREG is 2 modulo 4");
 _Static_assert(__builtin_offsetof(struct sled_ident, comm) == 32, "sled_ident.comm at 32");
 _Static_assert(__builtin_offsetof(struct sled_ident, args) == 48, "sled_ident.args at 48");
 _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size");

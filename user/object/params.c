@@ -14,8 +14,6 @@
 
 #include "object/params.h"
 
-#define NREGS 6
-
 struct param_reader {
 	Dwarf *dbg; /* NULL: no DWARF */
 };
@@ -190,7 +188,8 @@ static int classify(Dwarf_Die *type, struct param *p)
 	return 1;
 }
 
-static int add_arg(struct params *out, Dwarf_Die *die, int *next, bool *lost)
+static int add_arg(const struct param_abi *abi, struct params *out, Dwarf_Die *die, int *next,
+		   bool *lost)
 {
 	struct param p = { .reg = -1, .why = "after an argument whose place is uncertain" };
 	struct param *v;
@@ -212,8 +211,8 @@ static int add_arg(struct params *out, Dwarf_Die *die, int *next, bool *lost)
 		}
 		if (n < 0)
 			*lost = true;
-		else if (n > 0 && *next + n > NREGS)
-			p.why = "beyond the sixth register", *next = NREGS;
+		else if (n > 0 && *next + n > abi->arg_regs)
+			p.why = "beyond the last argument register", *next = abi->arg_regs;
 		else if (n > 0)
 			p.reg = (int8_t)*next, *next += n;
 	}
@@ -223,10 +222,11 @@ static int add_arg(struct params *out, Dwarf_Die *die, int *next, bool *lost)
 	return 0;
 }
 
-/* The return value: what rax (and rdx, for a pair) hold.  An aggregate
- * too large for them is returned through a hidden first argument, which
- * moves every argument one register on: then none is placed. */
-static int read_ret(Dwarf_Die *fn, struct params *out, bool *lost)
+/* The return value: what the first return register (and the second, for
+ * a pair) holds.  An aggregate too large for them is returned in memory;
+ * where its address is a hidden first argument, every argument moves one
+ * register on: then none is placed. */
+static int read_ret(const struct param_abi *abi, Dwarf_Die *fn, struct params *out, bool *lost)
 {
 	struct param *r = &out->ret;
 	Dwarf_Die type;
@@ -240,7 +240,7 @@ static int read_ret(Dwarf_Die *fn, struct params *out, bool *lost)
 	n = classify(&type, r);
 	if (n == -ENOMEM)
 		return n;
-	if (n < 0 && dwarf_bytesize(&type) > 16)
+	if (n < 0 && abi->ret_in_arg && dwarf_bytesize(&type) > 8 * abi->ret_regs)
 		*lost = true;
 	if (n > 0)
 		r->reg = 0;
@@ -278,7 +278,8 @@ static bool unit_at(Dwarf *dbg, uint64_t addr, Dwarf_Die *cu)
 	return false;
 }
 
-int param_reader__read(struct param_reader *pr, uint64_t addr, struct params *out)
+int param_reader__read(struct param_reader *pr, uint64_t addr, const struct param_abi *abi,
+		       struct params *out)
 {
 	struct find f = { .addr = addr };
 	Dwarf_Die cu, child;
@@ -293,13 +294,13 @@ int param_reader__read(struct param_reader *pr, uint64_t addr, struct params *ou
 		return 0;
 	out->found = true;
 	lost = changed_convention(&f.die);
-	if ((err = read_ret(&f.die, out, &lost)))
+	if ((err = read_ret(abi, &f.die, out, &lost)))
 		return err;
 	if (dwarf_child(&f.die, &child))
 		return 0;
 	do {
 		if (dwarf_tag(&child) == DW_TAG_formal_parameter &&
-		    (err = add_arg(out, &child, &next, &lost)))
+		    (err = add_arg(abi, out, &child, &next, &lost)))
 			return err;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;

@@ -26,7 +26,7 @@
  *              hijacked frame: every function of an object that cannot
  *              unwind (no exception tables, personality routine or
  *              _Unwind_Resume: plain C), and the leaf functions (no call,
- *              no jump out of their body: x86_leaf.h) of one that can (C++,
+ *              no jump out of their body: arch_is_leaf) of one that can (C++,
  *              Rust); inferred exits for the other functions.
  *   auto       (default) rewrite where the copy can be used and the kernel
  *              runs nop5 probes as calls, mixed elsewhere: never a

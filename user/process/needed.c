@@ -10,10 +10,11 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "arch/arch.h"
 #include "process/needed.h"
 #include "process/helper.h"
 
-/* The PT_INTERP of an x86-64 ELF executable, or "" when it has none. */
+/* The PT_INTERP of a 64-bit ELF executable, or "" when it has none. */
 static int read_interp(const char *exe, char *interp, size_t len)
 {
 	int fd = open(exe, O_RDONLY | O_CLOEXEC);
@@ -50,7 +51,7 @@ static bool glibc_loader(const char *interp)
 {
 	const char *base = strrchr(interp, '/');
 
-	return base && !fnmatch("ld-linux*.so.*", base + 1, 0);
+	return base && !fnmatch(ARCH_LOADER_GLOB, base + 1, 0);
 }
 
 struct loader_task {

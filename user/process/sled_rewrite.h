@@ -39,8 +39,8 @@ struct launch;
 int sled_rewrite__spawn(struct sled_rewrite **rw, struct launch *l, const char *path,
 			char *const argv[], char *why, size_t whylen);
 /* Whether this kernel runs a uprobe on a 5-byte nop as a call into a
- * trampoline.  That optimization came with the `uprobe` system call (x86-64
- * number 336, Linux 6.18), which answers ENXIO when called from anywhere
+ * trampoline.  That optimization came with the `uprobe` system call
+ * (ARCH_NR_UPROBE, Linux 6.18), which answers ENXIO when called from anywhere
  * but a trampoline and ENOSYS where the kernel lacks it.  Without it a
  * rewritten sled is no cheaper than the original (older kernels may even
  * single-step the nop), so auto uses mixed exits there. */

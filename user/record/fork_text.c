@@ -1,35 +1,33 @@
 // SPDX-License-Identifier: MIT
 /* fork_text.c: see fork_text.h.
  *
- * The kernel optimizes a uprobe on a 5-byte nop after its first hit: the
- * nop becomes `call rel32` into a trampoline page it maps into the
- * process ([uprobes-trampoline]).  fork(2) copies the process's text with
- * those calls, but not the trampoline's mapping, so a forked child jumps
- * into unmapped memory (SIGSEGV) at the first optimized sled it reaches.
- * Measured on Linux 6.18: a child that calls a function its parent had
- * called dies; one whose first probe hit is a fresh sled lives, because
- * that hit maps a trampoline of its own, which may land elsewhere.
+ * The kernel optimizes a uprobe on a rewritten sled after its first hit:
+ * the sled's first instruction becomes a call into a trampoline page it
+ * maps into the process ([uprobes-trampoline]).  fork(2) copies the
+ * process's text with those calls, but not the trampoline's mapping, so a
+ * forked child jumps into unmapped memory (SIGSEGV) at the first optimized
+ * sled it reaches.  Measured on Linux 6.18: a child that calls a function
+ * its parent had called dies; one whose first probe hit is a fresh sled
+ * lives, because that hit maps a trampoline of its own, which may land
+ * elsewhere.
  *
  * The BPF side stops such a child at its return from fork, before it runs
  * an instruction (on_syscall_exit), and the hold lands here: every sled of
- * a traced object the child maps that starts with a call is put back as
- * the unoptimized uprobe the kernel keeps for it, int3 over the nop's first
- * byte (cc 1f 44 00 00, read back from a probed process).  XRay sleds never
- * start with a call byte (e8), and our rewritten ones start with a nop, so
- * a call there is the kernel's.  The child's first hit takes the int3 path
- * and the kernel optimizes it again, with the child's own trampoline.
- * /proc/PID/mem writes the child's private copy of the page, never the
- * file or the parent's. */
+ * a traced object the child maps that starts with the kernel's call is put
+ * back as the unoptimized uprobe the kernel keeps for it (the bytes are
+ * the architecture's: arch/arch.h, ARCH_UPROBE_*).  The child's first hit
+ * takes the breakpoint path and the kernel optimizes it again, with the
+ * child's own trampoline.  /proc/PID/mem writes the child's private copy
+ * of the page, never the file or the parent's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "record/fork_text.h"
 
-#define CALL_REL32 0xe8
-
-static const uint8_t unoptimized[5] = { 0xcc, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t unoptimized[] = ARCH_UPROBE_UNOPTIMIZED;
 
 struct repair {
 	struct object_set *objs;
@@ -43,7 +41,7 @@ static int repair_sled(struct repair *rp, uint64_t addr)
 
 	if (pread(rp->mem, &b, 1, (off_t)addr) != 1)
 		return -errno;
-	if (b != CALL_REL32)
+	if (b != ARCH_UPROBE_OPTIMIZED_BYTE)
 		return 0;
 	if (pwrite(rp->mem, unoptimized, sizeof(unoptimized), (off_t)addr) !=
 	    (ssize_t)sizeof(unoptimized))

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "select/capture.h"
 #include "select/filter.h"
 
@@ -79,13 +80,13 @@ static int parse_item(char *s, struct spec_item *it)
 		*slash = 0;
 	if (!strcmp(s, "ret"))
 		it->ret = true;
-	else if (s[0] >= '1' && s[0] <= '6' && !s[1])
+	else if (s[0] >= '1' && s[0] < '1' + SLED_CAP_NREG && !s[1])
 		it->reg = (uint8_t)(s[0] - '1');
 	else
 		return -EINVAL;
 	if (slash && parse_fmt(slash + 1, it))
 		return -EINVAL;
-	if (it->type == PARAM_STR && (it->ret || it->reg == 5))
+	if (it->type == PARAM_STR && (it->ret || it->reg == SLED_CAP_NREG - 1))
 		return -EINVAL; /* its length would be in no register we read */
 	return 0;
 }
@@ -137,9 +138,9 @@ static int parse_spec(const char *spec, struct capture_spec *cs, char *err, size
 	ret = parse_items(colon + 1, cs);
 	if (ret == -EINVAL)
 		snprintf(err, errlen,
-			 "--capture '%s': bad item list '%s' (items: 1..6 or ret, each with an "
+			 "--capture '%s': bad item list '%s' (items: 1..%d or ret, each with an "
 			 "optional /d /u /x /b /s /S, d/u/x with 8, 16, 32 or 64 bits; at most %d)",
-			 spec, colon + 1, MAX_ITEMS);
+			 spec, colon + 1, SLED_CAP_NREG, MAX_ITEMS);
 	return ret;
 }
 
@@ -279,6 +280,7 @@ static int add_listed(struct capture_fn *f, const struct capture_spec *cs, const
 int capture_set__plan(const struct capture_set *cs, const char *name, const char *mangled,
 		      struct param_reader *pr, uint64_t addr, struct capture_fn **out)
 {
+	struct param_abi abi = arch_param_abi();
 	struct params ps = { 0 };
 	struct capture_fn *f;
 	int err;
@@ -289,7 +291,7 @@ int capture_set__plan(const struct capture_set *cs, const char *name, const char
 			continue;
 		if (!(f = calloc(1, sizeof(*f))))
 			return -ENOMEM;
-		err = pr ? param_reader__read(pr, addr, &ps) : 0;
+		err = pr ? param_reader__read(pr, addr, &abi, &ps) : 0;
 		if (!err)
 			err = cs->specs[i].automatic ? add_auto(f, &ps)
 						     : add_listed(f, &cs->specs[i], &ps);

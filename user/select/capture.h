@@ -5,17 +5,17 @@
  * SPEC is REGEX or REGEX:ITEMS.  REGEX picks functions as -F does
  * (filter.h: POSIX ERE over the display and the mangled name); ITEMS is a
  * comma-separated list of
- *     N[/FMT]    the Nth integer argument register (1..6: rdi, rsi, rdx,
- *                rcx, r8, r9 on x86-64)
- *     ret[/FMT]  the return value (rax)
+ *     N[/FMT]    the Nth integer argument register, in the ABI's order
+ *                (1..SLED_CAP_NREG; include/arch/ names them)
+ *     ret[/FMT]  the return value (the first return register)
  * FMT is d (signed), u (unsigned), x (hex), b (bool), s (a NUL-terminated
  * string at the address) or S (bytes at the address, their count in the
  * next register: Rust &str), d/u/x with an optional width in bits (d32).
  * Without FMT an item takes its type from DWARF, else x.  REGEX alone
  * takes every parameter DWARF places in a register and the return value
- * (without DWARF: the six registers and rax, raw).  The split is at the
- * last ':' that is not part of '::', so C++ names need no escaping.  The
- * first SPEC that matches a function decides. */
+ * (without DWARF: every argument register and the return, raw).  The
+ * split is at the last ':' that is not part of '::', so C++ names need no
+ * escaping.  The first SPEC that matches a function decides. */
 #ifndef SLEDTRACE_CAPTURE_H
 #define SLEDTRACE_CAPTURE_H
 
@@ -30,7 +30,7 @@
 struct capture_item {
 	char *name; /* the parameter's, "argN" without DWARF, or "return" */
 	bool ret;
-	uint8_t reg; /* 0..5 at entry; 0 (rax) at return */
+	uint8_t reg; /* below SLED_CAP_NREG at entry; 0 at return */
 	enum param_type type;
 	uint8_t size;			/* bytes an integer is cut to: 1, 2, 4, 8 */
 	bool enum_unsigned;		/* an enum whose underlying type is unsigned */
