@@ -27,8 +27,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "format/perfetto/perfetto_layout.h"
 #include "format/perfetto/perfetto_reader.h"
-#include "format/perfetto/perfetto_writer.h"
 #include "model/probe_comp.h"
 #include "model/trace_stats.h"
 #include "perfetto_trace.pb-c.h"

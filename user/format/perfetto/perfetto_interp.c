@@ -14,8 +14,8 @@
 #include "format/perfetto/perfetto_clock.h"
 #include "format/perfetto/perfetto_ident.h"
 #include "format/perfetto/perfetto_interp.h"
+#include "format/perfetto/perfetto_layout.h"
 #include "format/perfetto/perfetto_states.h"
-#include "format/perfetto/perfetto_writer.h"
 #include "model/trace_stats.h"
 #include "util/u64map.h"
 

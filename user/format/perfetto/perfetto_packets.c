@@ -2,10 +2,11 @@
 /* perfetto_packets.c: see perfetto_packets.h.  Fields go out in field
  * number order, as protobuf encoders conventionally write them, except in
  * the hot packets, whose order is chosen for deflate (pkt_begin). */
+#include <stdio.h>
 #include <string.h>
 
+#include "format/perfetto/perfetto_layout.h"
 #include "format/perfetto/perfetto_packets.h"
-#include "format/perfetto/perfetto_writer.h"
 #include "model/trace_stats.h"
 
 enum { /* TracePacket */

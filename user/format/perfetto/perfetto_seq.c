@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* perfetto_seq.c: the writer's packet sequences (perfetto_writer_int.h).
+/* perfetto_seq.c: the writer's packet sequences (perfetto_seq.h).
  * Packets are appended to their sequence's pending buffer, which is
  * already a serialized Trace message, so a flush deflates one buffer into
  * one compressed_packets packet.  A sequence's buffer goes out when it
@@ -9,126 +9,135 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/perfetto/perfetto_writer_int.h"
+#include "format/perfetto/perfetto_layout.h"
+#include "format/perfetto/perfetto_seq.h"
 
-static int write_out(struct perfetto_writer *w, const void *p, size_t n)
+/* libdeflate's level 1: faster and smaller than zlib's level 1 here;
+ * higher levels cost more CPU than they save bytes. */
+#ifndef PW_DEFLATE_LEVEL
+#define PW_DEFLATE_LEVEL 1
+#endif
+
+static int write_out(struct pw_seqs *q, const void *p, size_t n)
 {
-	int err = byte_sink__write(&w->out, p, n);
+	int err = byte_sink__write(&q->out, p, n);
 
 	if (err)
-		return w->err = err;
-	w->bytes += n;
+		return q->err = err;
+	q->bytes += n;
 	return 0;
 }
 
 /* Sequence 1 opens the file, uncompressed, so the file is recognisable. */
-int pw_seq_header(struct perfetto_writer *w)
+int pw_seqs_open(struct pw_seqs *q)
 {
-	struct pbuf *b = &w->meta.pending;
+	struct pbuf *b = &q->meta.pending;
 
-	w->meta.seq_id = PERFETTO_META_SEQ;
+	if (!(q->zc = libdeflate_alloc_compressor(PW_DEFLATE_LEVEL)))
+		return q->err = -ENOMEM;
+	q->meta.seq_id = PERFETTO_META_SEQ;
 	pkt_header(b);
 	if (b->err)
-		return w->err = b->err;
-	write_out(w, b->p, b->len);
+		return q->err = b->err;
+	write_out(q, b->p, b->len);
 	pbuf__reset(b);
-	return w->err;
+	return q->err;
 }
 
 /* libdeflate, not zlib: the same zlib stream Perfetto inflates, in about
  * a third of the CPU time (compressing was most of sledtrace's time per
  * event) and smaller. */
-static int deflate_pending(struct perfetto_writer *w, const struct pbuf *b, size_t *clen)
+static int deflate_pending(struct pw_seqs *q, const struct pbuf *b, size_t *clen)
 {
-	size_t bound = libdeflate_zlib_compress_bound(w->zc, b->len);
+	size_t bound = libdeflate_zlib_compress_bound(q->zc, b->len);
 
-	if (bound > w->zcap) {
-		uint8_t *p = realloc(w->zbuf, bound);
+	if (bound > q->zcap) {
+		uint8_t *p = realloc(q->zbuf, bound);
 
 		if (!p)
 			return -ENOMEM;
-		w->zbuf = p;
-		w->zcap = bound;
+		q->zbuf = p;
+		q->zcap = bound;
 	}
-	*clen = libdeflate_zlib_compress(w->zc, b->p, b->len, w->zbuf, w->zcap);
+	*clen = libdeflate_zlib_compress(q->zc, b->p, b->len, q->zbuf, q->zcap);
 	return *clen ? 0 : -EIO;
 }
 
-int pw_seq_flush(struct perfetto_writer *w, struct pw_seq *s, bool release)
+int pw_seq_flush(struct pw_seqs *q, struct pw_seq *s, bool release)
 {
 	uint8_t head[PKT_CHUNK_HEAD];
 	size_t clen;
 	int err = 0;
 
-	if (s->pending.len && w->o.plain)
-		err = write_out(w, s->pending.p, s->pending.len);
-	else if (s->pending.len && !(err = deflate_pending(w, &s->pending, &clen)) &&
-		 !(err = write_out(w, head, pkt_chunk_head(head, s->seq_id, clen))))
-		err = write_out(w, w->zbuf, clen);
-	w->buffered -= s->pending.len;
+	if (s->pending.len && q->plain)
+		err = write_out(q, s->pending.p, s->pending.len);
+	else if (s->pending.len && !(err = deflate_pending(q, &s->pending, &clen)) &&
+		 !(err = write_out(q, head, pkt_chunk_head(head, s->seq_id, clen))))
+		err = write_out(q, q->zbuf, clen);
+	q->buffered -= s->pending.len;
 	pbuf__reset(&s->pending);
 	if (release)
 		pbuf__free(&s->pending);
-	return err ? (w->err = err) : 0;
+	return err ? (q->err = err) : 0;
 }
 
-static int flush_largest(struct perfetto_writer *w)
+static int flush_largest(struct pw_seqs *q)
 {
 	struct pw_seq *big = NULL;
 	int err;
 
-	while (w->buffered > w->o.max_buffered) {
-		for (size_t i = 0; i < w->nseqs; i++)
-			if (w->seqs[i] && (!big || w->seqs[i]->pending.len > big->pending.len))
-				big = w->seqs[i];
+	while (q->buffered > q->max_buffered) {
+		for (size_t i = 0; i < q->nseqs; i++)
+			if (q->seqs[i] && (!big || q->seqs[i]->pending.len > big->pending.len))
+				big = q->seqs[i];
 		if (!big || !big->pending.len)
 			return 0;
-		if ((err = pw_seq_flush(w, big, true)))
+		if ((err = pw_seq_flush(q, big, true)))
 			return err;
 		big = NULL;
 	}
 	return 0;
 }
 
-int pw_seq_appended(struct perfetto_writer *w, struct pw_seq *s, size_t before)
+int pw_seq_appended(struct pw_seqs *q, struct pw_seq *s, size_t before)
 {
 	int err;
 
 	if (s->pending.err)
-		return w->err = s->pending.err;
-	w->buffered += s->pending.len - before;
-	if (s->pending.len >= w->o.chunk_bytes && (err = pw_seq_flush(w, s, false)))
+		return q->err = s->pending.err;
+	q->buffered += s->pending.len - before;
+	if (s->pending.len >= q->chunk_bytes && (err = pw_seq_flush(q, s, false)))
 		return err;
-	return w->buffered > w->o.max_buffered ? flush_largest(w) : 0;
+	return q->buffered > q->max_buffered ? flush_largest(q) : 0;
 }
 
-struct pw_seq *pw_seq_get(struct perfetto_writer *w, const struct trace_thread *th)
+struct pw_seq *pw_seq_get(struct pw_seqs *q, const struct trace_thread *th)
 {
 	struct pw_seq *s, **v;
 	size_t n;
 
-	if (th->index < w->nseqs && w->seqs[th->index])
-		return w->seqs[th->index];
-	if (th->index >= w->nseqs) {
+	if (th->index < q->nseqs && q->seqs[th->index])
+		return q->seqs[th->index];
+	if (th->index >= q->nseqs) {
 		n = (size_t)th->index * 2 + 16;
-		if (!(v = realloc(w->seqs, n * sizeof(*v)))) {
-			w->err = -ENOMEM;
+		if (!(v = realloc(q->seqs, n * sizeof(*v)))) {
+			q->err = -ENOMEM;
 			return NULL;
 		}
-		memset(v + w->nseqs, 0, (n - w->nseqs) * sizeof(*v));
-		w->seqs = v;
-		w->nseqs = n;
+		memset(v + q->nseqs, 0, (n - q->nseqs) * sizeof(*v));
+		q->seqs = v;
+		q->nseqs = n;
 	}
 	if (!(s = calloc(1, sizeof(*s)))) {
-		w->err = -ENOMEM;
+		q->err = -ENOMEM;
 		return NULL;
 	}
-	s->seq_id = w->seq_ids++ + PERFETTO_META_SEQ + 1;
+	s->seq_id = q->seq_ids++ + PERFETTO_META_SEQ + 1;
 	s->thread_index = th->index;
-	return w->seqs[th->index] = s;
+	return q->seqs[th->index] = s;
 }
 
-void pw_seq_free(struct pw_seq *s)
+static void seq_free(struct pw_seq *s)
 {
 	if (!s)
 		return;
@@ -141,27 +150,27 @@ void pw_seq_free(struct pw_seq *s)
 /* Once per process, written through at once on the sledtrace sequence: thread
  * sequences are flushed in any order, and each one's thread descriptor
  * must find its parent already in the file. */
-static int describe_process(struct perfetto_writer *w, const struct trace_thread *th)
+static int describe_process(struct pw_seqs *q, const struct trace_thread *th)
 {
 	uint64_t key = (uint64_t)th->process_index + 1, seen;
-	size_t before = w->meta.pending.len;
+	size_t before = q->meta.pending.len;
 	int err;
 
-	if (u64map__get(&w->procs, key, &seen))
+	if (u64map__get(&q->procs, key, &seen))
 		return 0;
-	if ((err = u64map__put(&w->procs, key, 1)))
-		return w->err = err;
-	pkt_process(&w->meta.pending, w->meta.seq_id, th);
-	if ((err = pw_seq_appended(w, &w->meta, before)))
+	if ((err = u64map__put(&q->procs, key, 1)))
+		return q->err = err;
+	pkt_process(&q->meta.pending, q->meta.seq_id, th);
+	if ((err = pw_seq_appended(q, &q->meta, before)))
 		return err;
-	return pw_seq_flush(w, &w->meta, false);
+	return pw_seq_flush(q, &q->meta, false);
 }
 
 /* The sequence's descriptors go out lazily with its first event, because
  * the clock snapshot wants that event's timestamp. */
-struct pw_seq *pw_seq_start(struct perfetto_writer *w, const struct trace_thread *th, uint64_t ts)
+struct pw_seq *pw_seq_start(struct pw_seqs *q, const struct trace_thread *th, uint64_t ts)
 {
-	struct pw_seq *s = pw_seq_get(w, th);
+	struct pw_seq *s = pw_seq_get(q, th);
 	size_t before;
 
 	if (!s || s->started)
@@ -170,11 +179,11 @@ struct pw_seq *pw_seq_start(struct perfetto_writer *w, const struct trace_thread
 	s->first_ts = s->last_ts = ts;
 	before = s->pending.len;
 	pkt_seq_start(&s->pending, s->seq_id, th->index, ts);
-	if (pw_seq_appended(w, s, before) || describe_process(w, th))
+	if (pw_seq_appended(q, s, before) || describe_process(q, th))
 		return NULL;
 	before = s->pending.len;
 	pkt_thread(&s->pending, s->seq_id, th);
-	return pw_seq_appended(w, s, before) ? NULL : s;
+	return pw_seq_appended(q, s, before) ? NULL : s;
 }
 
 static int mark_known(struct pw_seq *s, uint32_t fid)
@@ -197,19 +206,19 @@ static int mark_known(struct pw_seq *s, uint32_t fid)
 
 /* fid's identity, in a packet of its own ahead of its first event here;
  * its object only the first time one of its functions is. */
-static int intern_identity(struct perfetto_writer *w, struct pw_seq *s, const struct pkt_func *f,
-			   uint32_t fid)
+static int intern_identity(struct pw_seqs *q, struct pw_seq *s, const struct pkt_func *f,
+			   const struct pkt_object *objs, uint32_t fid)
 {
 	const struct pkt_object *o = NULL;
 	size_t before = s->pending.len;
 
 	if (f->obj >= 0 && (f->obj >= 64 || !(s->objs_interned >> f->obj & 1))) {
-		o = &w->objs[f->obj];
+		o = &objs[f->obj];
 		if (f->obj < 64)
 			s->objs_interned |= (uint64_t)1 << f->obj;
 	}
 	pkt_identity(&s->pending, s->seq_id, fid, f, o);
-	return pw_seq_appended(w, s, before);
+	return pw_seq_appended(q, s, before);
 }
 
 static uint64_t advance(struct pw_seq *s, uint64_t ts)
@@ -237,29 +246,28 @@ static int below_room(struct pw_seq *s, uint32_t depth)
 	return 0;
 }
 
-int pw_seq_begin(struct perfetto_writer *w, struct pw_seq *s, uint32_t depth, uint32_t fid,
-		 uint64_t ts)
+int pw_seq_begin(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, uint32_t fid,
+		 const struct pkt_func *f, const struct pkt_object *objs, uint64_t ts)
 {
-	const struct pkt_func *f = &w->funcs[fid].pk;
 	bool intern = !pw_seq_knows(s, fid);
 	size_t before;
 	int err;
 
 	if (below_room(s, depth))
-		return w->err = -ENOMEM;
+		return q->err = -ENOMEM;
 	s->below[depth - 1] = 0;
 	if (intern && (f->mangled || f->obj >= 0 || f->addr) &&
-	    (err = intern_identity(w, s, f, fid)))
+	    (err = intern_identity(q, s, f, objs, fid)))
 		return err;
 	if (intern && mark_known(s, fid))
-		return w->err = -ENOMEM;
+		return q->err = -ENOMEM;
 	before = s->pending.len;
 	pkt_begin(&s->pending, s->seq_id, fid, f, intern, advance(s, ts));
-	return pw_seq_appended(w, s, before);
+	return pw_seq_appended(q, s, before);
 }
 
-int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint32_t depth, uint64_t ts,
-	       bool inferred, const struct frame_values *values)
+int pw_seq_end(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, uint64_t ts, bool inferred,
+	       const struct frame_values *values)
 {
 	size_t before = s->pending.len;
 	uint64_t below = depth <= s->below_cap ? s->below[depth - 1] : 0;
@@ -270,7 +278,7 @@ int pw_seq_end(struct perfetto_writer *w, struct pw_seq *s, uint32_t depth, uint
 		pkt_end_values(&s->pending, s->seq_id, inferred, values, advance(s, ts));
 	else
 		pkt_end(&s->pending, s->seq_id, inferred, below, advance(s, ts));
-	return pw_seq_appended(w, s, before);
+	return pw_seq_appended(q, s, before);
 }
 
 /* The name of state on its first use on s, else NULL (interned already). */
@@ -286,7 +294,7 @@ static const char *state_name_once(struct pw_seq *s, enum thread_state state)
  * at its first switch: its first slice is written then, with the time of
  * the thread's first event, on the boot clock, which (unlike the
  * sequence's incremental one) may go back. */
-int pw_seq_state(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, enum thread_state state)
+int pw_seq_state(struct pw_seqs *q, struct pw_seq *s, uint64_t ts, enum thread_state state)
 {
 	size_t before = s->pending.len;
 
@@ -299,10 +307,11 @@ int pw_seq_state(struct perfetto_writer *w, struct pw_seq *s, uint64_t ts, enum 
 	pkt_state_end(&s->pending, s->seq_id, s->thread_index, advance(s, ts));
 	pkt_state_begin(&s->pending, s->seq_id, s->thread_index, state, state_name_once(s, state),
 			advance(s, ts), false);
-	return pw_seq_appended(w, s, before);
+	return pw_seq_appended(q, s, before);
 }
 
-int pw_seq_states_end(struct perfetto_writer *w, struct pw_seq *s)
+/* The open state slice, if any, ends at the sequence's last event. */
+static int states_end(struct pw_seqs *q, struct pw_seq *s)
 {
 	size_t before = s->pending.len;
 
@@ -310,5 +319,38 @@ int pw_seq_states_end(struct perfetto_writer *w, struct pw_seq *s)
 		return 0;
 	s->states_open = false;
 	pkt_state_end(&s->pending, s->seq_id, s->thread_index, 0);
-	return pw_seq_appended(w, s, before);
+	return pw_seq_appended(q, s, before);
+}
+
+int pw_seq_end_thread(struct pw_seqs *q, uint32_t thread_index)
+{
+	struct pw_seq *s = thread_index < q->nseqs ? q->seqs[thread_index] : NULL;
+
+	if (q->err || !s)
+		return q->err;
+	if (s->started && !states_end(q, s))
+		pw_seq_flush(q, s, true);
+	seq_free(s);
+	q->seqs[thread_index] = NULL;
+	return q->err;
+}
+
+int pw_seqs_flush_threads(struct pw_seqs *q)
+{
+	for (size_t i = 0; i < q->nseqs && !q->err; i++)
+		if (q->seqs[i] && !states_end(q, q->seqs[i]))
+			pw_seq_flush(q, q->seqs[i], true);
+	return q->err;
+}
+
+void pw_seqs_close(struct pw_seqs *q)
+{
+	for (size_t i = 0; i < q->nseqs; i++)
+		seq_free(q->seqs[i]);
+	free(q->seqs);
+	pbuf__free(&q->meta.pending);
+	if (q->zc)
+		libdeflate_free_compressor(q->zc);
+	free(q->zbuf);
+	u64map__clear(&q->procs);
 }

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/perfetto/perfetto_layout.h"
 #include "format/perfetto/perfetto_states.h"
-#include "format/perfetto/perfetto_writer.h"
 #include "util/u64map.h"
 
 struct perfetto_states {

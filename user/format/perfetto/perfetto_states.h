@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perfetto_states.h: the reader's side of thread states.  A track named
  * PERFETTO_STATE_TRACK whose parent is a thread track holds that thread's
- * states, a slice each (perfetto_writer.h).  The begin of each slice is a
+ * states, a slice each (perfetto_layout.h).  The begin of each slice is a
  * scheduler switch, handed to the frame model (frame_builder__sched) in
  * file order with the thread's calls; its end says nothing the next begin
  * does not.  A first slice that says the thread runs is not a switch: the

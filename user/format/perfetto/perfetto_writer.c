@@ -1,22 +1,42 @@
 // SPDX-License-Identifier: MIT
 /* perfetto_writer.c: streams frames as a Perfetto trace (layout in
- * perfetto_writer.h and docs/FORMATS.md).  This file is the frame sink:
+ * perfetto_layout.h and docs/FORMATS.md).  This file is the frame sink:
  * it keeps the functions and objects the trace names, counts the calls it
  * does not write as slices, and ends the trace; perfetto_seq.c puts each
- * thread's packets on its sequence and writes them out. */
+ * thread's packets on its sequence and writes them out.  Calls go down
+ * only: writer -> seq -> packets. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/perfetto/perfetto_packets.h"
+#include "format/perfetto/perfetto_seq.h"
 #include "format/perfetto/perfetto_writer.h"
-#include "format/perfetto/perfetto_writer_int.h"
+#include "util/u64map.h"
 
-/* libdeflate's level 1: faster and smaller than zlib's level 1 here;
- * higher levels cost more CPU than they save bytes. */
-#ifndef PW_DEFLATE_LEVEL
-#define PW_DEFLATE_LEVEL 1
-#endif
+struct pw_func {
+	struct pkt_func pk;
+	/* Set until file and line are asked for (trace_function.locate). */
+	int (*locate)(void *ctx, uint64_t key, const char **file, uint32_t *line);
+	void *locate_ctx;
+	uint64_t locate_key;
+};
+
+struct perfetto_writer {
+	struct pw_seqs q; /* the sequences, the output and the sticky error */
+	uint32_t max_depth;
+	struct pw_func *funcs; /* by fid */
+	size_t nfuncs;
+	struct pkt_object *objs;
+	size_t nobjs;
+	struct u64map elided_idx; /* thread index << 32 | fid -> index into elided */
+	struct pkt_elided *elided;
+	size_t nelided;
+	uint64_t max_ts, capped;
+	struct trace_stats stats;
+	bool finished;
+};
 
 /* Index of fn's object in objs (few: linear search), -1 when unknown. */
 static int32_t object_of(struct perfetto_writer *w, const struct trace_function *fn)
@@ -48,7 +68,7 @@ static int grow_funcs(struct perfetto_writer *w, uint32_t id)
 	struct pw_func *f = realloc(w->funcs, n * sizeof(*f));
 
 	if (!f)
-		return w->err = -ENOMEM;
+		return w->q.err = -ENOMEM;
 	memset(f + w->nfuncs, 0, (n - w->nfuncs) * sizeof(*f));
 	for (size_t i = w->nfuncs; i < n; i++)
 		f[i].pk.obj = -1;
@@ -66,7 +86,7 @@ static int pw_function(void *ctx, const struct trace_function *fn)
 	if (!fn->id || !fn->name)
 		return -EINVAL;
 	if (fn->id >= w->nfuncs && grow_funcs(w, fn->id))
-		return w->err;
+		return w->q.err;
 	f = &w->funcs[fn->id].pk;
 	if (f->name)
 		return 0;
@@ -75,7 +95,7 @@ static int pw_function(void *ctx, const struct trace_function *fn)
 	f->mangled = mangled ? strdup(fn->mangled) : NULL;
 	if (!f->name || (fn->file && !f->file) || (mangled && !f->mangled) ||
 	    (f->obj = object_of(w, fn)) == -ENOMEM)
-		return w->err = -ENOMEM;
+		return w->q.err = -ENOMEM;
 	f->addr = fn->addr;
 	f->name_len = (uint32_t)strlen(f->name);
 	f->file_len = f->file ? (uint32_t)strlen(f->file) : 0;
@@ -99,7 +119,7 @@ static int locate(struct perfetto_writer *w, struct pw_func *f)
 		return 0;
 	if (!f->locate(f->locate_ctx, f->locate_key, &file, &line) && file) {
 		if (!(f->pk.file = strdup(file)))
-			return w->err = -ENOMEM;
+			return w->q.err = -ENOMEM;
 		f->pk.file_len = (uint32_t)strlen(f->pk.file);
 		f->pk.line = line;
 	}
@@ -111,8 +131,8 @@ static int pw_thread(void *ctx, const struct trace_thread *th)
 {
 	struct perfetto_writer *w = ctx;
 
-	pw_seq_get(w, th);
-	return w->err;
+	pw_seq_get(&w->q, th);
+	return w->q.err;
 }
 
 static int pw_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
@@ -122,17 +142,17 @@ static int pw_enter(void *ctx, const struct trace_thread *th, const struct frame
 	const struct frame *f = &stack[depth - 1];
 	struct pw_seq *s;
 
-	if (w->err || depth > w->o.max_depth)
-		return w->err;
+	if (w->q.err || depth > w->max_depth)
+		return w->q.err;
 	if (f->fid >= w->nfuncs || !w->funcs[f->fid].pk.name)
 		return -EINVAL;
 	if (f->begin_ns > w->max_ts)
 		w->max_ts = f->begin_ns;
-	if (!(s = pw_seq_ready(w, th, f->begin_ns)))
-		return w->err;
+	if (!(s = pw_seq_ready(&w->q, th, f->begin_ns)))
+		return w->q.err;
 	if (!pw_seq_knows(s, f->fid) && locate(w, &w->funcs[f->fid]))
-		return w->err;
-	return pw_seq_begin(w, s, depth, f->fid, f->begin_ns);
+		return w->q.err;
+	return pw_seq_begin(&w->q, s, depth, f->fid, &w->funcs[f->fid].pk, w->objs, f->begin_ns);
 }
 
 static int add_elided(struct perfetto_writer *w, const struct trace_thread *th, uint32_t fid,
@@ -144,11 +164,11 @@ static int add_elided(struct perfetto_writer *w, const struct trace_thread *th, 
 	if (!u64map__get(&w->elided_idx, key, &idx)) {
 		e = realloc(w->elided, (w->nelided + 1) * sizeof(*e));
 		if (!e)
-			return w->err = -ENOMEM;
+			return w->q.err = -ENOMEM;
 		w->elided = e;
 		idx = w->nelided;
 		if (u64map__put(&w->elided_idx, key, idx))
-			return w->err = -ENOMEM;
+			return w->q.err = -ENOMEM;
 		w->elided[w->nelided++] = (struct pkt_elided){
 			.pid = th->pid, .tid = th->tid, .index = th->index, .fid = fid
 		};
@@ -165,18 +185,18 @@ static int pw_leave(void *ctx, const struct trace_thread *th, const struct frame
 	const struct frame *f = &stack[depth - 1];
 	struct pw_seq *s;
 
-	if (w->err)
-		return w->err;
+	if (w->q.err)
+		return w->q.err;
 	if (end_ns > w->max_ts)
 		w->max_ts = end_ns;
-	if (depth > w->o.max_depth) {
+	if (depth > w->max_depth) {
 		w->capped++;
 		return add_elided(w, th, f->fid, 1,
 				  end_ns > f->begin_ns ? end_ns - f->begin_ns : 0);
 	}
-	if (!(s = pw_seq_ready(w, th, end_ns)))
-		return w->err;
-	return pw_seq_end(w, s, depth, end_ns, how == FRAME_INFERRED, f->values);
+	if (!(s = pw_seq_ready(&w->q, th, end_ns)))
+		return w->q.err;
+	return pw_seq_end(&w->q, s, depth, end_ns, how == FRAME_INFERRED, f->values);
 }
 
 static int pw_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum thread_state state)
@@ -184,15 +204,15 @@ static int pw_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum 
 	struct perfetto_writer *w = ctx;
 	struct pw_seq *s;
 
-	if (w->err)
-		return w->err;
+	if (w->q.err)
+		return w->q.err;
 	if ((unsigned)state >= THREAD_NSTATES)
 		return -EINVAL;
 	if (ts > w->max_ts)
 		w->max_ts = ts;
-	if (!(s = pw_seq_ready(w, th, ts)))
-		return w->err;
-	return pw_seq_state(w, s, ts, state);
+	if (!(s = pw_seq_ready(&w->q, th, ts)))
+		return w->q.err;
+	return pw_seq_state(&w->q, s, ts, state);
 }
 
 static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
@@ -200,7 +220,7 @@ static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uin
 {
 	struct perfetto_writer *w = ctx;
 
-	return w->err ? w->err : add_elided(w, th, fid, calls, total_ns);
+	return w->q.err ? w->q.err : add_elided(w, th, fid, calls, total_ns);
 }
 
 /* The thread is over: its state slice ends at its last event, its last
@@ -208,15 +228,8 @@ static int pw_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uin
 static int pw_thread_end(void *ctx, const struct trace_thread *th)
 {
 	struct perfetto_writer *w = ctx;
-	struct pw_seq *s = th->index < w->nseqs ? w->seqs[th->index] : NULL;
 
-	if (w->err || !s)
-		return w->err;
-	if (s->started && !pw_seq_states_end(w, s))
-		pw_seq_flush(w, s, true);
-	pw_seq_free(s);
-	w->seqs[th->index] = NULL;
-	return w->err;
+	return pw_seq_end_thread(&w->q, th->index);
 }
 
 static int pw_stats(void *ctx, const struct trace_stats *st)
@@ -224,30 +237,30 @@ static int pw_stats(void *ctx, const struct trace_stats *st)
 	struct perfetto_writer *w = ctx;
 
 	w->stats = *st;
-	return w->err;
+	return w->q.err;
 }
 
 static int pw_gap(void *ctx, const struct trace_gap *g)
 {
 	struct perfetto_writer *w = ctx;
-	size_t before = w->meta.pending.len;
+	size_t before = w->q.meta.pending.len;
 
-	if (w->err)
-		return w->err;
-	pkt_gap(&w->meta.pending, w->max_ts, g);
-	return pw_seq_appended(w, &w->meta, before);
+	if (w->q.err)
+		return w->q.err;
+	pkt_gap(&w->q.meta.pending, w->max_ts, g);
+	return pw_seq_appended(&w->q, &w->q.meta, before);
 }
 
 static int write_elided(struct perfetto_writer *w, const struct pkt_elided *e)
 {
 	struct pw_func *f = &w->funcs[e->fid];
-	size_t before = w->meta.pending.len;
+	size_t before = w->q.meta.pending.len;
 
 	if (locate(w, f))
-		return w->err;
-	pkt_elided(&w->meta.pending, w->max_ts, e, &f->pk,
+		return w->q.err;
+	pkt_elided(&w->q.meta.pending, w->max_ts, e, &f->pk,
 		   f->pk.obj >= 0 ? &w->objs[f->pk.obj] : NULL);
-	return pw_seq_appended(w, &w->meta, before);
+	return pw_seq_appended(&w->q, &w->q.meta, before);
 }
 
 /* The elided records and the stats go last, so a reader knows a sledtrace
@@ -258,23 +271,21 @@ static int pw_finish(void *ctx)
 	struct trace_stats st = w->stats;
 	size_t before;
 
-	if (w->finished || w->err)
-		return w->err ? w->err : -EALREADY;
+	if (w->finished || w->q.err)
+		return w->q.err ? w->q.err : -EALREADY;
 	w->finished = true;
-	for (size_t i = 0; i < w->nseqs && !w->err; i++)
-		if (w->seqs[i] && !pw_seq_states_end(w, w->seqs[i]))
-			pw_seq_flush(w, w->seqs[i], true);
-	for (size_t i = 0; i < w->nelided && !w->err; i++)
+	pw_seqs_flush_threads(&w->q);
+	for (size_t i = 0; i < w->nelided && !w->q.err; i++)
 		if (w->elided[i].fid < w->nfuncs && w->funcs[w->elided[i].fid].pk.name)
 			write_elided(w, &w->elided[i]);
-	if (w->err)
-		return w->err;
+	if (w->q.err)
+		return w->q.err;
 	st.depth_capped += w->capped;
-	before = w->meta.pending.len;
-	pkt_stats(&w->meta.pending, w->max_ts, &st);
-	if (!pw_seq_appended(w, &w->meta, before))
-		pw_seq_flush(w, &w->meta, true);
-	return w->err;
+	before = w->q.meta.pending.len;
+	pkt_stats(&w->q.meta.pending, w->max_ts, &st);
+	if (!pw_seq_appended(&w->q, &w->q.meta, before))
+		pw_seq_flush(&w->q, &w->q.meta, true);
+	return w->q.err;
 }
 
 static const struct frame_sink_ops pw_ops = {
@@ -297,32 +308,24 @@ struct frame_sink perfetto_writer__sink(struct perfetto_writer *w)
 
 uint64_t perfetto_writer__bytes(const struct perfetto_writer *w)
 {
-	return w->bytes;
+	return w->q.bytes;
 }
 
 int perfetto_writer__new(struct byte_sink out, const struct perfetto_writer_opts *opts,
 			 struct perfetto_writer **wp)
 {
+	struct perfetto_writer_opts o = opts ? *opts : (struct perfetto_writer_opts){ 0 };
 	struct perfetto_writer *w = calloc(1, sizeof(*w));
 	int err;
 
 	if (!w)
 		return -ENOMEM;
-	w->out = out;
-	if (opts)
-		w->o = *opts;
-	if (!w->o.chunk_bytes)
-		w->o.chunk_bytes = 64 * 1024;
-	if (!w->o.max_buffered)
-		w->o.max_buffered = 4 * 1024 * 1024;
-	if (!w->o.max_depth)
-		w->o.max_depth = PERFETTO_MAX_DEPTH;
-	w->zc = libdeflate_alloc_compressor(PW_DEFLATE_LEVEL);
-	if (!w->zc) {
-		free(w);
-		return -ENOMEM;
-	}
-	if ((err = pw_seq_header(w))) {
+	w->q.out = out;
+	w->q.chunk_bytes = o.chunk_bytes ? o.chunk_bytes : 64 * 1024;
+	w->q.max_buffered = o.max_buffered ? o.max_buffered : 4 * 1024 * 1024;
+	w->q.plain = o.plain;
+	w->max_depth = o.max_depth ? o.max_depth : PERFETTO_MAX_DEPTH;
+	if ((err = pw_seqs_open(&w->q))) {
 		perfetto_writer__free(w);
 		return err;
 	}
@@ -334,8 +337,7 @@ void perfetto_writer__free(struct perfetto_writer *w)
 {
 	if (!w)
 		return;
-	for (size_t i = 0; i < w->nseqs; i++)
-		pw_seq_free(w->seqs[i]);
+	pw_seqs_close(&w->q);
 	for (size_t i = 0; i < w->nfuncs; i++) {
 		free(w->funcs[i].pk.name);
 		free(w->funcs[i].pk.file);
@@ -346,13 +348,8 @@ void perfetto_writer__free(struct perfetto_writer *w)
 		free(w->objs[i].build_id);
 	}
 	free(w->objs);
-	libdeflate_free_compressor(w->zc);
-	pbuf__free(&w->meta.pending);
-	free(w->seqs);
 	free(w->funcs);
 	free(w->elided);
-	free(w->zbuf);
-	u64map__clear(&w->procs);
 	u64map__clear(&w->elided_idx);
 	free(w);
 }

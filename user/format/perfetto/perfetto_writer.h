@@ -5,7 +5,7 @@
  * sequence into zlib-compressed chunks, frames deeper than a cap counted
  * ("elided") instead of written, the threads' states on tracks of their
  * own, the drop statistics written last.
- * The constants below are the contract with perfetto_reader.c. */
+ * What goes where in the trace is perfetto_layout.h's. */
 #ifndef SLEDTRACE_PERFETTO_WRITER_H
 #define SLEDTRACE_PERFETTO_WRITER_H
 
@@ -13,39 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/perfetto/perfetto_layout.h"
 #include "model/frames.h"
 #include "util/byte_sink.h"
-
-/* trace_processor drops slices nested deeper than this. */
-#define PERFETTO_MAX_DEPTH 512
-
-/* The sledtrace metadata track (sequence 1): its descriptor opens every
- * trace we write, and its last events are the elided records and the
- * stats, so a reader knows a sledtrace file without stats is truncated. */
-#define PERFETTO_META_SEQ 1
-#define PERFETTO_META_UUID ((uint64_t)3 << 32)
-#define PERFETTO_META_TRACK "sledtrace"
-#define PERFETTO_STATS_EVENT "sledtrace.stats"
-#define PERFETTO_ELIDED_EVENT "sledtrace.elided"
-/* One per coverage gap (struct trace_gap), before the stats. */
-#define PERFETTO_GAP_EVENT "sledtrace.coverage_gap"
-/* Tracks are per process and per thread lifetime (trace_thread's
- * process_index and index), so a reused pid or tid gets a track of its own. */
-#define PERFETTO_PROCESS_UUID(process_index) (((uint64_t)1 << 32) | (uint32_t)(process_index))
-#define PERFETTO_THREAD_UUID(thread_index) (((uint64_t)2 << 32) | (uint32_t)(thread_index))
-/* A thread's states (frames.h, enum thread_state), when a scheduler switch
- * was recorded for it: a child track of its thread track, on the thread's
- * sequence, one slice per state named as thread_state_names.  The first
- * slice is the thread running from its first event; every later one
- * begins at a switch.  The names' iids lie above every function id. */
-#define PERFETTO_STATE_TRACK "state"
-#define PERFETTO_STATE_UUID(thread_index) (((uint64_t)4 << 32) | (uint32_t)(thread_index))
-#define PERFETTO_STATE_IID(state) (((uint64_t)1 << 32) + (uint32_t)(state))
-
-/* The stats are written under the model's field names (model/trace_stats.h).
- * Old spelling, kept for code written against it: */
-#define perfetto_stat_fields trace_stat_fields
-#define perfetto_stat_nfields trace_stat_nfields
 
 struct perfetto_writer_opts {
 	size_t chunk_bytes;  /* uncompressed bytes per chunk; 0: 64 KiB */
