@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "format/parquet.h"
+#include "format/parquet_schema.h"
 
 /* *out: a malloc'd NUL-terminated base64 string.  0 or -ENOMEM. */
 int arrow_schema__base64(const struct parquet_column *cols, uint32_t ncols, char **out);

@@ -10,17 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum parquet_kind {
-	PARQUET_U32,	     /* INT32, logical type INTEGER(32, unsigned) */
-	PARQUET_U64,	     /* INT64, logical type INTEGER(64, unsigned) */
-	PARQUET_DURATION_NS, /* INT64; Arrow Duration(ns) through ARROW:schema */
-	PARQUET_STRING,	     /* BYTE_ARRAY, logical type STRING */
-};
-
-struct parquet_column {
-	const char *name;
-	enum parquet_kind kind;
-};
+#include "format/parquet_schema.h"
 
 struct parquet_opts {
 	uint32_t rows_per_group; /* 0: 1 << 20 */
