@@ -13,8 +13,10 @@ writers: codec/ (wire encodings that know no format: protobuf, Thrift
 compact, gzip) and perfetto/ (the trace format, written with codec/).
 diff/ (`sledtrace diff`: reading runs, estimating, judging, printing)
 sits above analysis/, whose per-function report it compares.
-record/ has the collector below it: collect/ (ring-buffer records
-rebuilt into frames), which the recording feeds and nothing of it knows.
+record/ has two layers below it: collect/ (ring-buffer records rebuilt
+into frames), which the recording feeds and nothing of it knows, and
+hold/ (the traced objects and processes: -p targets, holds at new
+mappings, copies, coverage), which registers objects with the collector.
 Every directory under user/ must be placed here, so a new one cannot go
 unchecked.  Prints every include that goes upward or across peers and
 exits 1 if there is one.
@@ -29,7 +31,8 @@ import re
 import sys
 
 LEVELS = [["util"], ["object"], ["arch/x86"], ["arch"], ["select", "probes", "process"], ["model"], ["format/codec"],
-          ["format/perfetto"], ["format"], ["analysis"], ["diff"], ["record/collect"], ["record"],
+          ["format/perfetto"], ["format"], ["analysis"], ["diff"], ["record/collect"], ["record/hold"],
+          ["record"],
           ["cli"]]
 LEVEL = {d: i for i, ds in enumerate(LEVELS) for d in ds}
 ACYCLIC = ["analysis", "diff"]

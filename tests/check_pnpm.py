@@ -301,7 +301,7 @@ def check_run(a, tmp):
         {os.path.basename(p) for p in (a.addon, a.follow) if p}, launcher, a.expect_once)
     if "-v" in a.record_options and not a.follow:
         # The first node process maps the addon at a hold; its copy is
-        # bound for the later ones (record/copies.h).
+        # bound for the later ones (record/hold/copies.h).
         what = "%s: rewritten copy bound in the command's namespace" % os.path.basename(a.addon)
         bound = sum(what in l for l in err.splitlines())
         if bound != 1:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """check_solib.py: rewritten sleds for the objects a launched command's tree
-maps after it started (record/copies.h): each object found at a hold gets a
+maps after it started (record/hold/copies.h): each object found at a hold gets a
 rewritten copy bound over its path in the command's mount namespace, so the
 processes that map it later run nop5 sleds with exact exits.
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* trace_gaps.h: a list of coverage gaps (struct trace_gap, frames.h) that
- * owns its strings: filled by record (record/coverage.h) or by a reader's
+ * owns its strings: filled by record (record/hold/coverage.h) or by a reader's
  * gap() calls, handed on to a frame builder, or described one per line. */
 #ifndef SLEDTRACE_TRACE_GAPS_H
 #define SLEDTRACE_TRACE_GAPS_H

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "record/objects.h"
+#include "record/hold/objects.h"
 #include "process/proc_maps.h"
 
 /* Repairs every optimized sled of objs' objects that stopped process pid

@@ -11,7 +11,7 @@
 
 #include "model/frames.h"
 #include "model/trace_stats.h"
-#include "record/objects.h"
+#include "record/hold/objects.h"
 
 /* The run's share of probe cost at or over which record says so. */
 #define PROBE_NOTE_SHARE 0.5

@@ -20,7 +20,7 @@
 #include "analysis/budget_plan.h"
 #include "record/record.h"
 #include "record/record_budget.h"
-#include "record/targets.h"
+#include "record/hold/targets.h"
 #include "process/launch.h"
 #include "process/run_as.h"
 

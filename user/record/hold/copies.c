@@ -9,7 +9,7 @@
 #include "process/needed.h"
 #include "process/proc_maps.h"
 #include "process/sled_rewrite.h"
-#include "record/copies.h"
+#include "record/hold/copies.h"
 
 static void refuse(struct copies *c, const struct traced_object *o, const char *why)
 {

@@ -7,7 +7,7 @@
 
 #include <bpf/bpf.h>
 
-#include "record/coverage.h"
+#include "record/hold/coverage.h"
 #include "sledtrace.h"
 
 int coverage__add(struct trace_gaps *l, uint32_t pid, const char *object, uint64_t start_ns,

@@ -10,7 +10,7 @@
 
 #include <bpf/bpf.h>
 
-#include "record/keeper.h"
+#include "record/hold/keeper.h"
 
 #define KEEPER_PIPE 3
 #define KEEPER_MAP 4

@@ -19,7 +19,7 @@
 #include "object/xray_runtime.h"
 #include "process/run_as.h"
 #include "process/sled_rewrite.h"
-#include "record/objects.h"
+#include "record/hold/objects.h"
 
 struct copies {
 	int ns_fd; /* the command's mount namespace (not owned); -1: no copies */

@@ -10,7 +10,7 @@
 
 #include "object/instrumented.h"
 #include "object/params.h"
-#include "record/objects.h"
+#include "record/hold/objects.h"
 #include "util/u64map.h"
 
 struct object_set {

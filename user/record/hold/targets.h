@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "record/objects.h"
+#include "record/hold/objects.h"
 
 struct targets {
 	pid_t *pids;

@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 
 #include "process/proc_maps.h"
-#include "record/targets.h"
+#include "record/hold/targets.h"
 
 static void comm_of(pid_t pid, char *buf, size_t len)
 {
