@@ -12,7 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "sledtrace.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

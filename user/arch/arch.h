@@ -20,7 +20,7 @@
  *       return value are in (struct param_abi, psabi.h);
  *   ARCH_LOADER_GLOB  the file name of glibc's dynamic loader.
  * The records' register count is in include/arch/, the BPF side has its
- * own seam (bpf/arch.h); docs/DESIGN.md, "Porting", lists the rest. */
+ * own seam (bpf/arch/arch.h); docs/DESIGN.md, "Porting", lists the rest. */
 #ifndef SLEDTRACE_ARCH_H
 #define SLEDTRACE_ARCH_H
 

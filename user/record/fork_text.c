@@ -27,7 +27,7 @@
 #include "arch/arch.h"
 #include "record/fork_text.h"
 
-static const uint8_t unoptimized[] = ARCH_UPROBE_UNOPTIMIZED;
+static const uint8_t unoptimized[] = { ARCH_UPROBE_UNOPTIMIZED };
 
 struct repair {
 	struct object_set *objs;

@@ -13,9 +13,6 @@
 #define SLEDTRACE_X86_UPROBE_BYTES_H
 
 #define ARCH_UPROBE_OPTIMIZED_BYTE 0xe8 /* the first byte of an optimized probe */
-#define ARCH_UPROBE_UNOPTIMIZED              \
-	{                                    \
-		0xcc, 0x1f, 0x44, 0x00, 0x00 \
-	}
+#define ARCH_UPROBE_UNOPTIMIZED 0xcc, 0x1f, 0x44, 0x00, 0x00 /* an array's initializers */
 
 #endif
