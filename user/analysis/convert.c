@@ -2,8 +2,9 @@
 /* convert.c: see convert.h.  Two shapes of converter: tree formats read
  * the whole trace into a calltree (memory: distinct call paths) and write
  * it afterwards; stream formats (Chrome JSON, pola) are frame_sinks that
- * write while the trace is read.  Either way the output is an
- * output_file, committed only when reading and writing both succeeded. */
+ * write while the trace is read.  Which shape each format has, and its
+ * writer, is convert.h's table (CONVERT_FORMATS).  Either way the output is
+ * an output_file, committed only when reading and writing both succeeded. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -27,24 +28,29 @@
 #include "format/codec/gzout.h"
 #include "util/output_file.h"
 
-static const char *const format_names[] = {
-	[CONVERT_FOLDED] = "folded", [CONVERT_PPROF] = "pprof",	      [CONVERT_CHROME] = "chrome",
-	[CONVERT_POLA] = "pola",     [CONVERT_CGR] = "cgr",	      [CONVERT_DOT] = "dot",
-	[CONVERT_SVG] = "svg",	     [CONVERT_PERFETTO] = "perfetto",
-};
+#define NAME(id, name, run, tree, flags, help) name,
+const char *const convert_format_names[] = { CONVERT_FORMATS(NAME) NULL };
+
+#define FLAGS(id, name, run, tree, flags, help) flags,
+static const unsigned format_flags[] = { CONVERT_FORMATS(FLAGS) };
 
 int convert__format(const char *name)
 {
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
-		if (!strcmp(name, format_names[i]))
-			return (int)i;
+	for (int i = 0; i < CONVERT_NFORMATS; i++)
+		if (!strcmp(name, convert_format_names[i]))
+			return i;
 	return -1;
+}
+
+unsigned convert__flags(enum convert_format to)
+{
+	return (unsigned)to < CONVERT_NFORMATS ? format_flags[to] : 0;
 }
 
 bool convert__sums_times(enum convert_format to, enum folded_weight weight)
 {
-	return (to == CONVERT_FOLDED && weight == FOLDED_SELF_NS) || to == CONVERT_PPROF ||
-	       to == CONVERT_DOT || to == CONVERT_SVG;
+	return (convert__flags(to) & CONVERT_SUMS_TIMES) &&
+	       !(to == CONVERT_FOLDED && weight == FOLDED_CALLS);
 }
 
 /* ---- outputs ---- */
@@ -112,26 +118,40 @@ static void warn_lost(const struct trace_stats *st, char *warn, size_t warnlen)
 
 /* ---- tree formats ---- */
 
-static int write_tree(const struct convert_opts *o, const struct calltree *ct, FILE *f)
+static int tree_folded(const struct convert_opts *o, const struct calltree *ct, FILE *f)
 {
-	switch (o->to) {
-	case CONVERT_FOLDED:
-		return folded__write(ct, o->weight, f);
-	case CONVERT_PPROF:
-		return pprof__write(ct, f);
-	case CONVERT_DOT:
-		return dot__write(ct, f);
-	case CONVERT_SVG: {
-		struct flame_svg_opts so = { .width = o->svg_width, .min_width = o->svg_min_width };
-
-		return flame_svg__write(ct, &so, f);
-	}
-	case CONVERT_CGR:
-		return cgr__write(ct, o->repo_root, f);
-	default:
-		return -EINVAL;
-	}
+	return folded__write(ct, o->weight, f);
 }
+
+static int tree_pprof(const struct convert_opts *o, const struct calltree *ct, FILE *f)
+{
+	(void)o;
+	return pprof__write(ct, f);
+}
+
+static int tree_dot(const struct convert_opts *o, const struct calltree *ct, FILE *f)
+{
+	(void)o;
+	return dot__write(ct, f);
+}
+
+static int tree_svg(const struct convert_opts *o, const struct calltree *ct, FILE *f)
+{
+	struct flame_svg_opts so = { .width = o->svg_width, .min_width = o->svg_min_width };
+
+	return flame_svg__write(ct, &so, f);
+}
+
+static int tree_cgr(const struct convert_opts *o, const struct calltree *ct, FILE *f)
+{
+	return cgr__write(ct, o->repo_root, f);
+}
+
+typedef int tree_writer(const struct convert_opts *o, const struct calltree *ct, FILE *f);
+
+#define tree_none NULL
+#define TREE(id, name, run, tree, flags, help) tree_##tree,
+static tree_writer *const tree_writers[] = { CONVERT_FORMATS(TREE) };
 
 static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char *warn,
 		    size_t warnlen)
@@ -139,7 +159,8 @@ static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char
 	struct calltree *ct = NULL;
 	struct frame_sink sink;
 	struct out out = { 0 };
-	int ret = o->to == CONVERT_PPROF ? calltree__new_by_thread(&ct) : calltree__new(&ct);
+	int ret = convert__flags(o->to) & CONVERT_BY_THREAD ? calltree__new_by_thread(&ct)
+							    : calltree__new(&ct);
 
 	if (ret) {
 		snprintf(err, errlen, "out of memory");
@@ -151,7 +172,7 @@ static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char
 	/* a bad -o fails before anything is read */
 	if (!(ret = out_open(&out, o->out, err, errlen))) {
 		ret = perfetto_reader__read(o->in, &sink, err, errlen);
-		if (!ret && (ret = write_tree(o, ct, out.f)))
+		if (!ret && (ret = tree_writers[o->to](o, ct, out.f)))
 			snprintf(err, errlen, "cannot write %s: %s", out.of.path, strerror(-ret));
 		ret = either(out_close(&out, !ret, err, errlen), ret);
 	}
@@ -195,10 +216,6 @@ static int run_pola(const struct convert_opts *o, char *err, size_t errlen, char
 	char symtab[4096], values[4096];
 	int ret;
 
-	if (!o->out || !strcmp(o->out, "-")) {
-		snprintf(err, errlen, "convert: --to=pola writes three files: give -o FILE");
-		return -EINVAL;
-	}
 	sym.of.fd = val.of.fd = -1;
 	snprintf(symtab, sizeof(symtab), "%s.symtab", o->out);
 	snprintf(values, sizeof(values), "%s.values", o->out);
@@ -258,11 +275,6 @@ static int run_perfetto(const struct convert_opts *o, char *err, size_t errlen, 
 
 	/* It is read twice: through the reader first (a truncated or corrupt
 	 * trace is refused), then copied. */
-	if (!strcmp(o->in, "-")) {
-		snprintf(err, errlen,
-			 "convert: --to=perfetto needs a TRACE file, not standard input");
-		return -EINVAL;
-	}
 	if ((ret = calltree__new(&ct))) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
@@ -280,26 +292,48 @@ static int run_perfetto(const struct convert_opts *o, char *err, size_t errlen, 
 	return ret;
 }
 
+typedef int format_run(const struct convert_opts *o, char *err, size_t errlen, char *warn,
+		       size_t warnlen);
+
+#define RUN(id, name, run, tree, flags, help) run_##run,
+static format_run *const format_runs[] = { CONVERT_FORMATS(RUN) };
+
+/* What the command line must say for the format; "convert: " marks a
+ * usage error (cmd_convert.c checks the same before calling). */
+static int check_opts(const struct convert_opts *o, char *err, size_t errlen)
+{
+	const char *name = convert_format_names[o->to];
+	unsigned flags = format_flags[o->to];
+
+	if ((flags & CONVERT_FILES) && (!o->out || !strcmp(o->out, "-"))) {
+		snprintf(err, errlen, "convert: --to=%s writes several files: give -o FILE", name);
+		return -EINVAL;
+	}
+	if ((flags & CONVERT_TRACE_FILE) && !strcmp(o->in, "-")) {
+		snprintf(err, errlen, "convert: --to=%s needs a TRACE file, not standard input",
+			 name);
+		return -EINVAL;
+	}
+	if (o->to == CONVERT_CGR && (!o->repo_root || o->repo_root[0] != '/')) {
+		snprintf(err, errlen, "convert: --to=cgr needs --repo-root ABSOLUTE_DIR");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int convert__run(const struct convert_opts *o, char *err, size_t errlen, char *warn, size_t warnlen)
 {
+	int ret;
+
 	if (warnlen)
 		warn[0] = '\0';
 	if (errlen)
 		err[0] = '\0';
-	switch (o->to) {
-	case CONVERT_CHROME:
-		return run_chrome(o, err, errlen, warn, warnlen);
-	case CONVERT_POLA:
-		return run_pola(o, err, errlen, warn, warnlen);
-	case CONVERT_PERFETTO:
-		return run_perfetto(o, err, errlen, warn, warnlen);
-	case CONVERT_CGR:
-		if (!o->repo_root || o->repo_root[0] != '/') {
-			snprintf(err, errlen, "convert: --to=cgr needs --repo-root ABSOLUTE_DIR");
-			return -EINVAL;
-		}
-		return run_tree(o, err, errlen, warn, warnlen);
-	default:
-		return run_tree(o, err, errlen, warn, warnlen);
+	if ((unsigned)o->to >= CONVERT_NFORMATS) {
+		snprintf(err, errlen, "convert: no such format");
+		return -EINVAL;
 	}
+	if ((ret = check_opts(o, err, errlen)))
+		return ret;
+	return format_runs[o->to](o, err, errlen, warn, warnlen);
 }

@@ -23,17 +23,11 @@ struct convert_args {
 
 #define S struct convert_args
 
-/* In enum convert_format's order. */
-static const char *const to_names[] = { "folded", "pprof", "chrome",   "pola", "cgr",
-					"dot",	  "svg",   "perfetto", NULL };
 static const char *const weight_names[] = { "self", "calls", NULL };
 
 static const struct cli_option options[] = {
-	CLI_ENUM(0, "to", S, to, to_names, "FORMAT", "folded",
-		 "folded: folded stacks (flame graph input); pprof: gzip'd pprof profile; "
-		 "chrome: Chrome trace JSON; pola: sftrace's Parquet layout (OUT and OUT.symtab); "
-		 "cgr: code-graph-rag call edges; dot: Graphviz call graph; svg: flame graph; "
-		 "perfetto: gzip'd copy of the trace"),
+	/* the formats, their names and help: analysis/convert.h's table */
+	CLI_ENUM(0, "to", S, to, convert_format_names, "FORMAT", "folded", CONVERT_FORMATS_HELP),
 	CLI_ENUM(0, "weight", S, weight, weight_names, "WEIGHT", "self",
 		 "what a folded line counts: self time in ns, or calls"),
 	CLI_TIMES(S, times),
@@ -91,8 +85,9 @@ static int check(void *set, char *err, size_t errlen)
 			 "pprof, dot, svg; chrome, pola and perfetto keep the real timestamps");
 		return -1;
 	}
-	if (a->to == CONVERT_POLA && !strcmp(a->out, "-")) {
-		snprintf(err, errlen, "--to=pola writes two files: give -o FILE");
+	if ((convert__flags((enum convert_format)a->to) & CONVERT_FILES) && !strcmp(a->out, "-")) {
+		snprintf(err, errlen, "--to=%s writes several files: give -o FILE",
+			 convert_format_names[a->to]);
 		return -1;
 	}
 	return 0;
