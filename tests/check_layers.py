@@ -13,6 +13,8 @@ writers: codec/ (wire encodings that know no format: protobuf, Thrift
 compact, gzip) and perfetto/ (the trace format, written with codec/).
 diff/ (`sledtrace diff`: reading runs, estimating, judging, printing)
 sits above analysis/, whose per-function report it compares.
+bench/ (`sledtrace bench`'s runs and comparison) is a peer of record/:
+it runs `sledtrace record` as a child process and includes none of it.
 record/ has two layers below it: collect/ (ring-buffer records rebuilt
 into frames), which the recording feeds and nothing of it knows, and
 hold/ (the traced objects and processes: -p targets, holds at new
@@ -32,7 +34,7 @@ import sys
 
 LEVELS = [["util"], ["object"], ["arch/x86"], ["arch"], ["select", "probes", "process"], ["model"], ["format/codec"],
           ["format/perfetto"], ["format"], ["analysis"], ["diff"], ["record/collect"], ["record/hold"],
-          ["record"],
+          ["record", "bench"],
           ["cli"]]
 LEVEL = {d: i for i, ds in enumerate(LEVELS) for d in ds}
 ACYCLIC = ["analysis", "diff"]

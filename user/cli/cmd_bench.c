@@ -1,26 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* cmd_bench.c: `sledtrace bench --base CMD --head CMD -o DIR`: the whole CI
- * job in one command.  Runs each command --warmup times unrecorded, then
- * records each --runs times, interleaved base, head, head, base, ... so
- * that load or a drifting machine hits both sides alike, into DIR; then
- * compares them as `sledtrace diff` does: the table on standard output,
- * DIR/diff.json and DIR/summary.md (and --summary FILE, appended).  Each
- * recording is `sledtrace record` run as a child process, so bench records
- * exactly what a hand-written job would.  Exit status as diff's; a command
- * that fails or cannot be recorded is 2: there is no verdict. */
-#include <errno.h>
-#include <fcntl.h>
-#include <glob.h>
+ * job in one command; its options, read and checked here, and its work,
+ * bench/bench.c.  Exit status as diff's; a command that fails or cannot
+ * be recorded is 2: there is no verdict. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <wordexp.h>
 
+#include "bench/bench.h"
 #include "cli/commands.h"
 #include "cli/diff_cli.h"
 #include "cli/options.h"
@@ -35,8 +22,6 @@ struct bench_args {
 };
 
 #define S struct bench_args
-
-static const char *const side_names[2] = { "base", "head" };
 
 static const struct cli_option options[] = {
 	CLI_STRING(0, "base", S, cmd[0], "CMD", "none",
@@ -90,326 +75,29 @@ static int check(void *set, char *err, size_t errlen)
 	return diff_cli__check(&a->c, err, errlen);
 }
 
-/* A simple command line becomes argv as the shell would split it; one
- * with shell syntax runs under sh -c. */
-static int command_argv(const char *cmd, wordexp_t *we, bool *shell)
-{
-	int rc = wordexp(cmd, we, WRDE_NOCMD);
-
-	*shell = rc == WRDE_BADCHAR || rc == WRDE_CMDSUB;
-	return *shell ? 0 : rc || !we->we_wordc ? -EINVAL : 0;
-}
-
-/* Runs argv with its output in log and /dev/null as input; its exit
- * status, and *cpu_ns (when not NULL) its tree's CPU time. */
-static int spawn(char *const *argv, const char *log, uint64_t *cpu_ns)
-{
-	struct rusage ru;
-	int status, fd;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
-			_exit(127);
-		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
-			_exit(127);
-		execv(argv[0], argv);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (cpu_ns)
-		*cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
-			  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-struct job {
-	const S *a;
-	char self[4096];
-	char **cmd_argv[2];
-	size_t cmd_argc[2];
-	char **paths[2];
-	/* --budget: one run a side with every function probed, and what the
-	 * budgeted runs add to record's options */
-	char *calls[2];
-	char *budget_opts[5];
-	size_t nbudget_opts;
-};
-
-#define TIMING_RUNS 3 /* untraced runs a side whose median CPU time plans the budget */
-
-/* argv of one run: the command itself (warm-up), or sledtrace record
- * writing trace (NULL: warm-up). */
-static char **run_argv(const struct job *j, int side, const char *trace)
-{
-	size_t n = 0, max = 8 + j->a->record_opts.n + j->nbudget_opts + j->cmd_argc[side];
-	char **v = calloc(max, sizeof(*v));
-
-	if (!v)
-		return NULL;
-	if (trace) {
-		v[n++] = (char *)j->self;
-		v[n++] = "record";
-		v[n++] = "--quiet";
-		v[n++] = "-o";
-		v[n++] = (char *)trace;
-		for (size_t i = 0; i < j->a->record_opts.n; i++)
-			v[n++] = (char *)j->a->record_opts.v[i];
-		for (size_t i = 0; i < j->nbudget_opts && trace != j->calls[side]; i++)
-			v[n++] = j->budget_opts[i];
-		v[n++] = "--";
-	}
-	for (size_t i = 0; i < j->cmd_argc[side]; i++)
-		v[n++] = j->cmd_argv[side][i];
-	return v;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* One run of a side into trace (NULL: untraced, its CPU time into
- * *cpu_ns when not NULL), logged as SIDE-<name>.log: 0, or 2 with one
- * line on stderr. */
-static int run_one(const struct job *j, int side, const char *trace, const char *name,
-		   const char *label, uint64_t *cpu_ns)
-{
-	char log[4200], **argv;
-	double t = now_s();
-	int rc;
-
-	snprintf(log, sizeof(log), "%s/%s-%s.log", j->a->dir, side_names[side], name);
-	if (!(argv = run_argv(j, side, trace)))
-		return fputs("sledtrace: out of memory\n", stderr), EXIT_USAGE;
-	rc = spawn(argv, trace ? log : "/dev/null", cpu_ns);
-	free(argv);
-	if (rc) {
-		fprintf(stderr, "sledtrace: bench: %s %s exited %d (%s)\n", side_names[side], label,
-			rc, trace ? log : j->a->cmd[side]);
-		return EXIT_USAGE;
-	}
-	if (trace)
-		fprintf(stderr, "bench: %s %s: %.2f s\n", side_names[side], label, now_s() - t);
-	return 0;
-}
-
-/* One run of a side: 0, or 2 with one line on stderr. */
-static int one_run(const struct job *j, int side, uint32_t i, bool warm)
-{
-	char name[32], label[64];
-
-	snprintf(name, sizeof(name), "%u", i + 1);
-	if (warm)
-		snprintf(label, sizeof(label), "warm-up %u", i + 1);
-	else
-		snprintf(label, sizeof(label), "run %u of %u", i + 1, j->a->runs);
-	return run_one(j, side, warm ? NULL : j->paths[side][i], name, label, NULL);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* --budget: the base's own CPU time untraced (median of TIMING_RUNS,
- * interleaved with the head's), then one run a side with every function
- * probed, whose calls plan the budget and give the comparison its calls:
- * every budgeted run, of either side, leaves out the same functions. */
-static int prepare_budget(struct job *j)
-{
-	uint64_t cpu[2][TIMING_RUNS];
-	int rc = 0;
-
-	for (int i = 0; i < TIMING_RUNS && !rc; i++)
-		for (int k = 0; k < 2 && !rc; k++)
-			rc = run_one(j, i % 2 ? !k : k, NULL, "timing", "untraced timing run",
-				     &cpu[i % 2 ? !k : k][i]);
-	for (int s = 0; s < 2 && !rc; s++)
-		rc = run_one(j, s, j->calls[s], "calls", "run with every function probed", NULL);
-	if (rc)
-		return rc;
-	qsort(cpu[0], TIMING_RUNS, sizeof(cpu[0][0]), cmp_u64);
-	j->nbudget_opts = 0;
-	if (asprintf(&j->budget_opts[0], "--budget=%s", j->a->budget) < 0 ||
-	    asprintf(&j->budget_opts[1], "--budget-from=%s", j->calls[0]) < 0 ||
-	    asprintf(&j->budget_opts[2], "--budget-from=%s", j->calls[1]) < 0 ||
-	    asprintf(&j->budget_opts[3], "--untraced-cpu=%lluns",
-		     (unsigned long long)(cpu[0][TIMING_RUNS / 2] ? cpu[0][TIMING_RUNS / 2] : 1)) <
-		    0)
-		return fputs("sledtrace: out of memory\n", stderr), EXIT_USAGE;
-	j->nbudget_opts = 4;
-	fprintf(stderr, "bench: budget %s: the base uses %.1f ms of CPU untraced (median of %d)\n",
-		j->a->budget, (double)cpu[0][TIMING_RUNS / 2] / 1e6, TIMING_RUNS);
-	return 0;
-}
-
-static int record_all(struct job *j)
-{
-	int rc = 0;
-
-	for (uint32_t i = 0; i < j->a->warmup && !rc; i++)
-		for (int s = 0; s < 2 && !rc; s++)
-			rc = one_run(j, s, i, true);
-	if (!rc && j->calls[0])
-		rc = prepare_budget(j);
-	/* base head, head base, ...: a machine that drifts one way during a
-	 * round favours neither side over two rounds */
-	for (uint32_t i = 0; i < j->a->runs && !rc; i++)
-		for (int k = 0; k < 2 && !rc; k++)
-			rc = one_run(j, i % 2 ? !k : k, i, false);
-	return rc;
-}
-
-static int prepare_dir(const char *dir)
-{
-	char pattern[4200];
-	glob_t g;
-	int found;
-
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "sledtrace: bench: cannot create %s: %s\n", dir, strerror(errno));
-		return EXIT_USAGE;
-	}
-	snprintf(pattern, sizeof(pattern), "%s/[bh][ae][sa][ed]-*.pftrace", dir);
-	found = !glob(pattern, 0, NULL, &g);
-	globfree(&g);
-	if (found) {
-		fprintf(stderr,
-			"sledtrace: bench: %s already holds traces; give an empty directory\n",
-			dir);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-static FILE *open_out(const char *dir, const char *name, const char *mode, char *path, size_t n)
-{
-	FILE *f;
-
-	snprintf(path, n, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
-	if (!(f = fopen(path, mode)))
-		fprintf(stderr, "sledtrace: bench: cannot write %s: %s\n", path, strerror(errno));
-	return f;
-}
-
-/* The table on stdout, DIR/diff.json, DIR/summary.md, --summary. */
-static int compare(const struct job *j)
-{
-	char names[3][4200];
-	struct diff_cli_output out[4] = {
-		{ DIFF_FORMAT_TABLE, stdout, diff_cli__terminal_width(), "standard output" },
-		{ DIFF_FORMAT_JSON, open_out(j->a->dir, "diff.json", "w", names[0], 4200), 0,
-		  names[0] },
-		{ DIFF_FORMAT_MARKDOWN, open_out(j->a->dir, "summary.md", "w", names[1], 4200), 0,
-		  names[1] },
-		{ DIFF_FORMAT_MARKDOWN, NULL, 0, names[2] },
-	};
-	size_t nout = 3, npaths[2] = { j->a->runs, j->a->runs };
-	int rc = EXIT_USAGE;
-
-	if (j->a->summary && (out[3].f = open_out(NULL, j->a->summary, "a", names[2], 4200)))
-		nout = 4;
-	if (out[1].f && out[2].f && (!j->a->summary || out[3].f))
-		rc = diff_cli__compare(&j->a->c, "bench", j->paths, npaths,
-				       j->calls[0] ? (const char *const *)j->calls : NULL, out,
-				       nout, false);
-	for (int i = 1; i < 4; i++)
-		if (out[i].f && fclose(out[i].f) && rc != EXIT_USAGE) {
-			fprintf(stderr, "sledtrace: bench: cannot write %s\n", out[i].name);
-			rc = EXIT_USAGE;
-		}
-	return rc;
-}
-
-static int make_paths(struct job *j)
-{
-	for (int s = 0; s < 2 && strcmp(j->a->budget, "off"); s++)
-		if (asprintf(&j->calls[s], "%s/%s-calls.pftrace", j->a->dir, side_names[s]) < 0)
-			return -ENOMEM;
-	for (int s = 0; s < 2; s++) {
-		if (!(j->paths[s] = calloc(j->a->runs, sizeof(char *))))
-			return -ENOMEM;
-		for (uint32_t i = 0; i < j->a->runs; i++)
-			if (asprintf(&j->paths[s][i], "%s/%s-%u.pftrace", j->a->dir, side_names[s],
-				     i + 1) < 0)
-				return -ENOMEM;
-	}
-	return 0;
-}
-
-static void job_free(struct job *j)
-{
-	for (size_t i = 0; i < sizeof(j->budget_opts) / sizeof(j->budget_opts[0]); i++)
-		free(j->budget_opts[i]);
-	for (int s = 0; s < 2; s++) {
-		free(j->calls[s]);
-		for (uint32_t i = 0; j->paths[s] && i < j->a->runs; i++)
-			free(j->paths[s][i]);
-		free(j->paths[s]);
-	}
-}
-
-static int with_argv(struct job *j, wordexp_t we[2], const bool shell[2])
-{
-	static char sh[] = "/bin/sh", dash_c[] = "-c";
-	char *sh_argv[2][3];
-	ssize_t n = readlink("/proc/self/exe", j->self, sizeof(j->self) - 1);
-	int rc;
-
-	if (n <= 0)
-		return fputs("sledtrace: bench: cannot find its own executable\n", stderr),
-		       EXIT_USAGE;
-	j->self[n] = '\0';
-	for (int s = 0; s < 2; s++) {
-		sh_argv[s][0] = sh;
-		sh_argv[s][1] = dash_c;
-		sh_argv[s][2] = (char *)j->a->cmd[s];
-		j->cmd_argv[s] = shell[s] ? sh_argv[s] : we[s].we_wordv;
-		j->cmd_argc[s] = shell[s] ? 3 : we[s].we_wordc;
-	}
-	if (make_paths(j))
-		return fputs("sledtrace: out of memory\n", stderr), EXIT_USAGE;
-	rc = prepare_dir(j->a->dir);
-	rc = rc ? rc : record_all(j);
-	return rc ? rc : compare(j);
-}
-
 static int run(void *set, char **operands, int noperands)
 {
-	struct job j = { .a = set };
-	wordexp_t we[2] = { 0 };
-	bool shell[2];
-	int rc = 0;
+	S *a = set;
+	struct bench_opts o = {
+		.cmd = { a->cmd[0], a->cmd[1] },
+		.dir = a->dir,
+		.summary = a->summary,
+		.budget = a->budget,
+		.runs = a->runs,
+		.warmup = a->warmup,
+		.record_opts = a->record_opts.v,
+		.nrecord_opts = a->record_opts.n,
+		.width = diff_cli__terminal_width(),
+	};
+	struct diff_cli_opts co;
+	int rc;
 
 	(void)operands;
 	(void)noperands;
-	for (int s = 0; s < 2 && !rc; s++) {
-		if (command_argv(j.a->cmd[s], &we[s], &shell[s])) {
-			fprintf(stderr, "sledtrace: bench: --%s: cannot read the command '%s'\n",
-				side_names[s], j.a->cmd[s]);
-			rc = EXIT_USAGE;
-		}
-	}
-	if (!rc)
-		rc = with_argv(&j, we, shell);
-	for (int s = 0; s < 2; s++)
-		if (we[s].we_wordv && !shell[s])
-			wordfree(&we[s]);
-	job_free(&j);
-	return rc;
+	diff_cli__opts(&a->c, &co);
+	rc = bench__run(&o, &co.o, a->c.top);
+	diff_cli__opts_free(&co);
+	return diff_cli__status(&a->c, rc);
 }
 
 static void init(void *set)

@@ -117,9 +117,9 @@ static int check(void *set, char *err, size_t errlen)
 static int run(void *set, char **operands, int noperands)
 {
 	struct diff_args *a = set;
-	struct diff_cli_output out = { .format = (enum diff_format)a->format,
-				       .f = stdout,
-				       .name = "standard output" };
+	struct diff_output out = { .format = (enum diff_format)a->format,
+				   .f = stdout,
+				   .name = "standard output" };
 	struct sides s = { 0 };
 	int rc;
 
@@ -135,7 +135,7 @@ static int run(void *set, char **operands, int noperands)
 	}
 	out.width = out.format == DIFF_FORMAT_TABLE ? diff_cli__terminal_width() : 0;
 	/* Other formats go to files and job summaries: say why in the log. */
-	rc = diff_cli__compare(&a->c, "diff", s.paths, s.npaths, NULL, &out, 1,
+	rc = diff_cli__compare(&a->c, "diff", s.paths, s.npaths, &out, 1,
 			       out.format != DIFF_FORMAT_TABLE);
 	sides_free(&s);
 	return rc;

@@ -3,15 +3,13 @@
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/diff_cli.h"
 #include "cli/values.h"
-#include "diff/diff.h"
 #include "diff/judge_rules.h"
-#include "diff/print_text.h"
-#include "diff/read_traces.h"
 
 /* In enum diff_sort's order. */
 const char *const diff_cli_sort_names[] = { "impact", "calls", "total",	   "self", "avg",
@@ -58,94 +56,62 @@ unsigned diff_cli__terminal_width(void)
 	return 0;
 }
 
-static int exit_status(const struct diff_cli *c, const struct diff *d)
+void diff_cli__opts(const struct diff_cli *c, struct diff_cli_opts *co)
 {
-	switch (diff__summary(d)->verdict) {
+	char why[512];
+
+	memset(co, 0, sizeof(*co));
+	co->o.group = c->by_thread    ? DIFF_BY_THREAD
+		      : c->by_process ? DIFF_BY_PROCESS
+				      : DIFF_BY_FUNCTION;
+	co->o.sort = (enum diff_sort)c->sort;
+	co->o.min_time_ns = c->min_time;
+	co->o.times = c->times;
+	co->o.confidence = c->confidence;
+	co->o.noise_floor = c->noise_floor;
+	co->o.rules = co->rules;
+	/* diff_cli__check parsed every rule and regex already. */
+	for (; co->o.nrules < c->fail_on.n; co->o.nrules++)
+		diff_rule__parse(c->fail_on.v[co->o.nrules], cli_parse_duration,
+				 &co->rules[co->o.nrules], why, sizeof(why));
+	if (c->function && !regcomp(&co->re, c->function, REG_EXTENDED | REG_NOSUB))
+		co->o.function = &co->re;
+}
+
+void diff_cli__opts_free(struct diff_cli_opts *co)
+{
+	for (size_t i = 0; i < co->o.nrules; i++)
+		diff_rule__free(co->rules[i]);
+	if (co->o.function)
+		regfree(&co->re);
+}
+
+int diff_cli__status(const struct diff_cli *c, int verdict)
+{
+	switch (verdict) {
 	case DIFF_PASS:
 		return EXIT_OK;
 	case DIFF_FAIL:
 		return 1;
-	default:
+	case DIFF_INCONCLUSIVE:
 		return c->inconclusive;
-	}
-}
-
-static void log_verdict(const struct diff *d, const char *cmd, bool findings)
-{
-	const struct diff_summary *s = diff__summary(d);
-	char prefix[64];
-
-	snprintf(prefix, sizeof(prefix), "sledtrace: %s: ", cmd);
-	if (findings)
-		diff__print_findings(d, true, s->verdict != DIFF_FAIL, prefix, stderr);
-	if (s->verdict != DIFF_INCONCLUSIVE)
-		return;
-	for (size_t i = 0; i < s->nreasons; i++)
-		fprintf(stderr, "%sinconclusive: %s\n", prefix, s->reasons[i]);
-}
-
-/* Reads, compares, prints; the exit status. */
-static int run_diff(const struct diff_cli *c, struct diff *d, const char *cmd,
-		    char **const paths[2], const size_t npaths[2], const char *const *calls,
-		    const struct diff_cli_output *outs, size_t nouts, bool log_findings)
-{
-	char err[1024];
-
-	if (diff__read(d, paths, npaths, err, sizeof(err)) ||
-	    (calls && diff__read_calls(d, calls, err, sizeof(err))) ||
-	    diff__finish(d, err, sizeof(err))) {
-		fprintf(stderr, "sledtrace: %s\n", err);
+	default:
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < nouts; i++) {
-		struct diff_print_opts p = { .format = outs[i].format,
-					     .top = c->top,
-					     .width = outs[i].width };
-
-		if (diff__print(d, &p, outs[i].f)) {
-			fprintf(stderr, "sledtrace: %s: cannot write %s\n", cmd, outs[i].name);
-			return EXIT_USAGE;
-		}
-	}
-	log_verdict(d, cmd, log_findings);
-	return exit_status(c, d);
 }
 
 int diff_cli__compare(const struct diff_cli *c, const char *cmd, char **const paths[2],
-		      const size_t npaths[2], const char *const *calls,
-		      const struct diff_cli_output *outs, size_t nouts, bool log_findings)
+		      const size_t npaths[2], const struct diff_output *outs, size_t nouts,
+		      bool log_findings)
 {
-	struct diff_rule *rules[DIFF_MAX_RULES];
-	struct diff_opts o = {
-		.group = c->by_thread	 ? DIFF_BY_THREAD
-			 : c->by_process ? DIFF_BY_PROCESS
-					 : DIFF_BY_FUNCTION,
-		.sort = (enum diff_sort)c->sort,
-		.min_time_ns = c->min_time,
-		.times = c->times,
-		.confidence = c->confidence,
-		.noise_floor = c->noise_floor,
-		.rules = rules,
-		.calls_elsewhere = calls != NULL,
+	struct diff_cli_opts co;
+	struct diff_compare cmp = {
+		.opts = &co.o, .top = c->top, .cmd = cmd, .log_findings = log_findings
 	};
-	struct diff *d = NULL;
-	regex_t re;
-	char why[512];
 	int rc;
 
-	/* diff_cli__check parsed every rule and regex already. */
-	for (; o.nrules < c->fail_on.n; o.nrules++)
-		diff_rule__parse(c->fail_on.v[o.nrules], cli_parse_duration, &rules[o.nrules], why,
-				 sizeof(why));
-	if (c->function && !regcomp(&re, c->function, REG_EXTENDED | REG_NOSUB))
-		o.function = &re;
-	if (diff__new(&o, &d))
-		fputs("sledtrace: out of memory\n", stderr);
-	rc = d ? run_diff(c, d, cmd, paths, npaths, calls, outs, nouts, log_findings) : EXIT_USAGE;
-	diff__free(d);
-	for (size_t i = 0; i < o.nrules; i++)
-		diff_rule__free(rules[i]);
-	if (o.function)
-		regfree(&re);
-	return rc;
+	diff_cli__opts(c, &co);
+	rc = diff_compare__run(&cmp, paths, npaths, NULL, outs, nouts);
+	diff_cli__opts_free(&co);
+	return diff_cli__status(c, rc);
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* diff_cli.h: the comparison options that `sledtrace diff` and `sledtrace
  * bench` share, defined once (one spelling, one help text, one default),
- * and the run of a comparison from trace paths to outputs and an exit
- * status.  A command embeds struct diff_cli in its settings and puts
+ * turned into the settings of a comparison (diff/compare.h), and its
+ * verdict into an exit status.  A command embeds struct diff_cli in its settings and puts
  * DIFF_CLI_OPTIONS(its struct, member) into its option table. */
 #ifndef SLEDTRACE_CLI_DIFF_CLI_H
 #define SLEDTRACE_CLI_DIFF_CLI_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,7 @@
 
 #include "cli/options.h"
 #include "cli/times.h"
-#include "diff/print_format.h"
+#include "diff/compare.h"
 
 struct diff_cli {
 	struct cli_list fail_on;
@@ -66,25 +67,28 @@ void diff_cli__init(struct diff_cli *c);
 /* For a command's check(): rules and regexes parse. */
 int diff_cli__check(const struct diff_cli *c, char *err, size_t errlen);
 
-/* One place the comparison goes: a format to a stream. */
-struct diff_cli_output {
-	enum diff_format format;
-	FILE *f;
-	unsigned width;	  /* table: the terminal's columns, 0: no limit */
-	const char *name; /* for an error message */
+/* The settings as the comparison takes them (diff/compare.h): the rules
+ * parsed, the regex compiled.  opts points into the struct: keep it in
+ * place until diff_cli__opts_free. */
+struct diff_cli_opts {
+	struct diff_opts o;
+	struct diff_rule *rules[DIFF_MAX_RULES];
+	regex_t re;
 };
 
-/* Reads the traces, compares and prints to every output.  Returns the
- * exit status: 0 pass, 1 a rule fired, 2 an unreadable trace or runs that
- * cannot be compared; inconclusive exits as --inconclusive says.  With
- * log_findings, the rules that fired or could not decide are also listed
- * on stderr (outputs that are files tell the CI log nothing). */
-/* calls: NULL, or per side a trace whose calls and call paths replace
- * those of that side's runs (bench: runs with a budget have their times,
- * one run with every function probed their calls; diff/read_traces.h). */
+/* After diff_cli__check; then diff_cli__opts_free. */
+void diff_cli__opts(const struct diff_cli *c, struct diff_cli_opts *co);
+void diff_cli__opts_free(struct diff_cli_opts *co);
+/* The exit status of a comparison's result (diff_compare__run, or bench's
+ * that ends in one): 0 pass, 1 a rule fired, 2 an unreadable trace or runs
+ * that cannot be compared (-1); inconclusive exits as --inconclusive
+ * says. */
+int diff_cli__status(const struct diff_cli *c, int verdict);
+/* `sledtrace diff`'s comparison: diff_cli__opts, diff_compare__run,
+ * diff_cli__status. */
 int diff_cli__compare(const struct diff_cli *c, const char *cmd, char **const paths[2],
-		      const size_t npaths[2], const char *const *calls,
-		      const struct diff_cli_output *outs, size_t nouts, bool log_findings);
+		      const size_t npaths[2], const struct diff_output *outs, size_t nouts,
+		      bool log_findings);
 /* The columns of the terminal on standard output, 0 when it is none. */
 unsigned diff_cli__terminal_width(void);
 
