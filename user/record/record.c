@@ -104,7 +104,7 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->child.pid = -1;
 	r->child.ns_fd = -1;
 	r->keeper.pid = -1;
-	r->mmap_hook_fds[0] = r->mmap_hook_fds[1] = -1;
+	r->hooks.mmap_fds[0] = r->hooks.mmap_fds[1] = -1;
 	r->warm = attach_warm__start(); /* its wait overlaps open and load */
 	if (opts->ncaptures && (ret = capture_set__new(opts->captures, opts->ncaptures, &r->capture,
 						       err, sizeof(err))))
@@ -510,8 +510,7 @@ void record__free(struct record *r)
 	perfetto_writer__free(r->pw);
 	gzout__free(r->gz);
 	record__detach(r);
-	bpf_link__destroy(r->exit_link);
-	bpf_link__destroy(r->sched_link);
+	record__unwatch_exits(r);
 	if (r->skel)
 		keeper__stop(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	sledtrace_bpf__destroy(r->skel);

@@ -46,7 +46,7 @@ static int hook_mmap(struct record *r)
 	char how[256] = "SLEDTRACE_NO_MMAP_TRACEPOINT";
 
 	char enter_how[256];
-	int *fds = r->mmap_hook_fds;
+	int *fds = r->hooks.mmap_fds;
 
 	if (!off || !strcmp(off, "0"))
 		fds[0] = syscall_tp__attach(bpf_program__fd(r->skel->progs.on_mmap_exit),
@@ -61,11 +61,11 @@ static int hook_mmap(struct record *r)
 	r->skel->bss->mmap_by_raw_exit = fds[0] < 0;
 	/* Forked children are caught at their return from fork there too. */
 	if (fds[0] < 0 || r->skel->bss->fix_forks)
-		r->links.syscall_exit = bpf_program__attach(r->skel->progs.on_syscall_exit);
-	if (fds[0] < 0 && !r->links.syscall_exit)
+		r->hooks.syscall_exit = bpf_program__attach(r->skel->progs.on_syscall_exit);
+	if (fds[0] < 0 && !r->hooks.syscall_exit)
 		return record__fail(-errno, "cannot watch new mappings: %s (mmap tracepoint: %s)",
 				    strerror(errno), how);
-	if (r->skel->bss->fix_forks && !r->links.syscall_exit)
+	if (r->skel->bss->fix_forks && !r->hooks.syscall_exit)
 		return record__fail(-errno, "cannot watch forked children: %s", strerror(errno));
 	if (r->opts->verbose && fds[0] >= 0)
 		fprintf(stderr, "sledtrace: holds: mmap syscall tracepoint (id from %s)%s\n", how,
@@ -99,18 +99,18 @@ int record__hook_processes(struct record *r)
 		.repair = fork_text__repair,
 	};
 	/* fork and rename also name new threads and processes (collector.h). */
-	r->links.exec = bpf_program__attach(r->skel->progs.on_exec);
-	if (r->links.exec)
-		r->links.fork = bpf_program__attach(r->skel->progs.on_fork);
-	if (r->links.fork)
-		r->links.rename = bpf_program__attach(r->skel->progs.on_rename);
-	if (!r->links.exec || !r->links.fork || !r->links.rename)
+	r->hooks.exec = bpf_program__attach(r->skel->progs.on_exec);
+	if (r->hooks.exec)
+		r->hooks.fork = bpf_program__attach(r->skel->progs.on_fork);
+	if (r->hooks.fork)
+		r->hooks.rename = bpf_program__attach(r->skel->progs.on_rename);
+	if (!r->hooks.exec || !r->hooks.fork || !r->hooks.rename)
 		return record__fail(-errno, "cannot watch exec, fork and rename: %s",
 				    strerror(errno));
 	if (!r->skel->rodata->hold_mappings)
 		return 0;
-	r->links.sigcont = bpf_program__attach(r->skel->progs.on_signal);
-	if (!r->links.sigcont)
+	r->hooks.sigcont = bpf_program__attach(r->skel->progs.on_signal);
+	if (!r->hooks.sigcont)
 		return record__fail(-errno, "cannot watch resumes of held processes: %s",
 				    strerror(errno));
 	err = mapping_watch__mark_objects(&r->watch);
@@ -154,14 +154,32 @@ int record__watch_exits(struct record *r)
 		err = collector__seed(r->col, (uint32_t)r->targets.pids[i]);
 	if (err)
 		return record__fail(err, "out of memory");
-	r->exit_link = bpf_program__attach(r->skel->progs.on_thread_exit);
-	if (!r->exit_link)
+	r->hooks.exit = bpf_program__attach(r->skel->progs.on_thread_exit);
+	if (!r->hooks.exit)
 		return record__fail(-errno, "cannot watch thread exits: %s", strerror(errno));
 	if (r->opts->no_sched)
 		return 0;
-	r->sched_link = bpf_program__attach(r->skel->progs.on_switch);
-	if (!r->sched_link)
+	r->hooks.sched = bpf_program__attach(r->skel->progs.on_switch);
+	if (!r->hooks.sched)
 		return record__fail(-errno, "cannot watch the scheduler's switches: %s",
 				    strerror(errno));
 	return 0;
+}
+
+void record__unhook_processes(struct record *r)
+{
+	struct bpf_link **links[] = { &r->hooks.exec, &r->hooks.syscall_exit, &r->hooks.fork,
+				      &r->hooks.rename, &r->hooks.sigcont };
+
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		bpf_link__destroy(*links[i]);
+		*links[i] = NULL;
+	}
+}
+
+void record__unwatch_exits(struct record *r)
+{
+	bpf_link__destroy(r->hooks.exit);
+	bpf_link__destroy(r->hooks.sched);
+	r->hooks.exit = r->hooks.sched = NULL;
 }

@@ -40,15 +40,18 @@ struct record {
 	struct targets targets;	     /* -p */
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
-	struct attach_warm *warm;    /* from open until the first attach is done */
-	struct bpf_link *exit_link;  /* thread exits of the traced process */
-	struct bpf_link *sched_link; /* their switches: on-CPU time */
-	/* The process-scope hooks (mappings.h), destroyed at detach. */
-	struct {
+	struct attach_warm *warm; /* from open until the first attach is done */
+	/* What record_hooks.c attaches besides the probes. */
+	struct record_hooks {
+		/* exec, fork, rename and the holds (mappings.h): gone at detach */
 		struct bpf_link *exec, *syscall_exit, *fork, *rename, *sigcont;
-	} links;
-	/* sys_exit_mmap's and sys_enter_mmap's links (syscall_tp.h), or -1 */
-	int mmap_hook_fds[2];
+		/* sys_exit_mmap's and sys_enter_mmap's links (syscall_tp.h), or -1:
+		 * closed with the probes (record__detach) */
+		int mmap_fds[2];
+		/* thread exits, and their switches (on-CPU time): kept until the
+		 * last drain */
+		struct bpf_link *exit, *sched;
+	} hooks;
 	struct mapping_watch watch;
 	struct copies copies;	/* rewritten copies bound in the command's namespace */
 	struct trace_gaps gaps; /* where probes may not have been live (coverage.h) */
@@ -98,6 +101,10 @@ int record__watch_exits(struct record *r);
 /* Exec, fork and rename of the traced processes, and the holds at their
  * new executable mappings (record_hooks.c). */
 int record__hook_processes(struct record *r);
+/* Removes exec, fork, rename and the holds' links (not hooks.mmap_fds). */
+void record__unhook_processes(struct record *r);
+/* Removes the thread-exit and switch links. */
+void record__unwatch_exits(struct record *r);
 /* Removes every probe and the mapping hook. */
 void record__detach(struct record *r);
 /* Where the trace writer writes (record_finish.c): r->out, through a gzip

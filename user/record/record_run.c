@@ -117,24 +117,19 @@ void record__detach(struct record *r)
 	 * off here and closed with the uprobe links, in the background. */
 	if (r->skel && r->skel->bss)
 		r->skel->bss->holds_off = true;
-	bpf_link__destroy(r->links.exec);
-	bpf_link__destroy(r->links.syscall_exit);
-	bpf_link__destroy(r->links.fork);
-	bpf_link__destroy(r->links.rename);
-	bpf_link__destroy(r->links.sigcont);
-	memset(&r->links, 0, sizeof(r->links));
+	record__unhook_processes(r);
 	r->watch.att = NULL;
 	if (r->opts->verbose)
 		fprintf(stderr, "sledtrace: timing: hooks removed in %.1f ms\n",
 			(double)(record__now_ns() - t0) / 1e6);
-	if (!background || !r->att || attacher__free_in_background(r->att, r->mmap_hook_fds, 2)) {
+	if (!background || !r->att || attacher__free_in_background(r->att, r->hooks.mmap_fds, 2)) {
 		background = false;
 		attacher__free(r->att);
 		for (int i = 0; i < 2; i++)
-			if (r->mmap_hook_fds[i] >= 0)
-				close(r->mmap_hook_fds[i]);
+			if (r->hooks.mmap_fds[i] >= 0)
+				close(r->hooks.mmap_fds[i]);
 	}
-	r->mmap_hook_fds[0] = r->mmap_hook_fds[1] = -1;
+	r->hooks.mmap_fds[0] = r->hooks.mmap_fds[1] = -1;
 	r->att = NULL;
 	if (n && r->opts->verbose) {
 		fprintf(stderr, "sledtrace: timing: attach %.3f ms, detach %.1f ms, %zu probes\n",
@@ -237,9 +232,7 @@ static int run_attached(struct record *r)
 	/* No probe fires once detached, so the last drain sees everything;
 	 * the processes run on, their code back as the file has it. */
 	record__detach(r);
-	bpf_link__destroy(r->exit_link);
-	bpf_link__destroy(r->sched_link);
-	r->exit_link = r->sched_link = NULL;
+	record__unwatch_exits(r);
 	err = drain(r);
 	if (!err && r->skel->rodata->kf_min_ns && (err = held_back(r)))
 		return record__fail(err, "writing the trace failed: %s", strerror(-err));
