@@ -12,7 +12,6 @@
 #include <bpf/libbpf.h>
 
 #include "probes/syscall_tp.h"
-#include "record/fork_text.h"
 #include "record/record_int.h"
 #include "sledtrace.h"
 #include "sledtrace.skel.h"
@@ -96,7 +95,6 @@ int record__hook_processes(struct record *r)
 		.copies = r->exits.copy == EXIT_COPY_REWRITTEN && r->copies.ns_fd >= 0 ? &r->copies
 										       : NULL,
 		.gaps = &r->gaps,
-		.repair = fork_text__repair,
 	};
 	/* fork and rename also name new threads and processes (collector.h). */
 	r->hooks.exec = bpf_program__attach(r->skel->progs.on_exec);

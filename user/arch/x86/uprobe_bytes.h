@@ -2,7 +2,7 @@
 /* uprobe_bytes.h: what the kernel leaves in a process's text where a
  * uprobe sits on a 5-byte nop (the first instruction of every rewritten
  * sled, sled_patch.h), for record to put back the text of a forked child
- * (record/fork_text.c):
+ * (record/hold/fork_text.c):
  *   optimized    e8 <rel32>       call rel32 into the process's
  *                                 [uprobes-trampoline] page
  *   unoptimized  cc 1f 44 00 00   int3 over the nop's first byte (read

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 
 #include "process/proc_maps.h"
+#include "record/hold/fork_text.h"
 #include "record/hold/mappings.h"
 
 /* How long a held process may take to stop all its threads (one in an
@@ -242,7 +243,7 @@ static int check_unconfirmed(struct mapping_watch *w, const struct sled_mapped *
  * cannot do is said, and the recording goes on. */
 static void repair_child(struct mapping_watch *w, pid_t pid)
 {
-	int err = w->repair(w->objs, pid, &w->repaired);
+	int err = fork_text__repair(w->objs, pid, &w->repaired);
 
 	w->fork_holds++;
 	if (err && err != -ESRCH)

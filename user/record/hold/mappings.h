@@ -40,16 +40,12 @@ struct mapping_watch {
 	struct u64map resolved;		   /* tgid + 1 -> hold number its last resume covered */
 	struct u64map unconfirmed;	   /* tgid + 1 -> time of a resume without a full stop */
 	bool quiet;
-	/* Makes a forked child's text runnable before it runs and adds what
-	 * it repaired to *repaired: fork_text__repair, plugged in by the
-	 * recording (record_hooks.c), as fork_text.c sits above hold/. */
-	int (*repair)(struct object_set *objs, pid_t pid, uint64_t *repaired);
 	/* What holding cost: from the mapping to the resume, boot-time ns. */
 	uint64_t holds, hold_ns_sum, hold_ns_max;
 	uint64_t failed;	       /* objects that could not be attached (warned) */
 	uint64_t covered;	       /* holds an earlier resume had covered */
 	uint64_t unconfirmed_resumes;  /* resumes without every thread stopped */
-	uint64_t fork_holds, repaired; /* forked children held, sleds repaired (repair) */
+	uint64_t fork_holds, repaired; /* forked children held, sleds repaired (fork_text.h) */
 };
 
 /* Marks every object already in the set known. */

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "record/fork_text.h"
+#include "record/hold/fork_text.h"
 
 static const uint8_t unoptimized[] = { ARCH_UPROBE_UNOPTIMIZED };
 
