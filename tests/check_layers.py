@@ -38,7 +38,7 @@ LEVELS = [["util"], ["object"], ["arch/x86"], ["arch"], ["select", "probes", "pr
           ["record", "bench"],
           ["cli"]]
 LEVEL = {d: i for i, ds in enumerate(LEVELS) for d in ds}
-INCLUDE = re.compile(r'\s*#\s*include\s+"([a-z_]+(?:/[a-z_]+)*)/[^/"]+"')
+INCLUDE = re.compile(r'\s*#\s*include\s+"([a-z_][a-z_0-9]*(?:/[a-z_0-9]+)*)/[^/"]+"')
 
 
 def check_file(path, layer, name):
