@@ -327,6 +327,7 @@ static __always_inline int hold_as(__u32 kind, __u32 tgid, const struct sled_fil
 }
 
 #include "fork_hold.h"
+#include "causes.h"
 
 /* Holds the current process at a file it now runs code from, unless that
  * file's probes are live already (known_files). */
@@ -462,8 +463,11 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	/* A new thread is named as its creator is now (the child's comm is a
 	 * copy): it may be gone before the collector could read /proc. */
 	if (cpid != ctgid) {
-		if (!no_events)
-			send_ident(ctgid, cpid, NULL, false);
+		if (no_events)
+			return 0;
+		send_ident(ctgid, cpid, NULL, false);
+		if (causes_on)
+			send_cause(ctgid, cpid, bpf_get_current_pid_tgid(), SLED_CAUSE_SPAWN);
 		return 0;
 	}
 	if (!follow)

@@ -56,7 +56,12 @@
  * other call keeps its 32-byte record and its cost. */
 #define SLED_KIND_ARGS 11
 #define SLED_KIND_RETVAL 12
-#define SLED_KIND_MAX 13
+/* Something a traced thread did made another thread run (struct
+ * sled_cause; the head names the thread made to run): it created it, or
+ * woke it.  Recorded in the causing thread's context, before the other can
+ * run, so its records come after this one (docs/DESIGN.md, "Causes"). */
+#define SLED_KIND_CAUSE 13
+#define SLED_KIND_MAX 14
 
 /* ---- the header and the tag ---- */
 /* Cookie of a call probe, set at attach time: [63..56] kind, [55] gate
@@ -126,6 +131,22 @@ struct sled_switch {
 	__u32 cpu;	    /* the CPU it took or left */
 };
 
+/* What made the head's thread run (struct sled_cause.how).  Only SPAWN
+ * and WAKE name a causing thread; the others are wakeups no traced code
+ * asked for, reported so that an older cause is not taken for theirs. */
+#define SLED_CAUSE_SPAWN 1   /* the causing thread created it (clone of a thread) */
+#define SLED_CAUSE_WAKE 2    /* the causing thread woke it (futex, pipe, epoll...) */
+#define SLED_CAUSE_IRQ 3     /* an interrupt woke it (a timer, I/O completion) */
+#define SLED_CAUSE_OUTSIDE 4 /* a task outside the traced processes woke it */
+
+struct sled_cause {
+	struct sled_head h; /* the thread made to run */
+	__u32 from_tgid;    /* the causing thread; 0 for IRQ and OUTSIDE */
+	__u32 from_tid;
+	__u32 how; /* SLED_CAUSE_* */
+	__u32 pad;
+};
+
 #define SLED_IDENT_ARGS 1      /* args holds the process's argv (exec) */
 #define SLED_IDENT_TRUNCATED 2 /* argv was longer than SLED_ARGS_MAX */
 
@@ -191,6 +212,7 @@ _Static_assert(sizeof(struct sled_thread_exit) == 32, "sled_thread_exit is 32 by
 _Static_assert(sizeof(struct sled_mapped) == 40, "sled_mapped is 40 bytes");
 _Static_assert(sizeof(struct sled_fork) == 40, "sled_fork is 40 bytes");
 _Static_assert(sizeof(struct sled_switch) == 32, "sled_switch is 32 bytes");
+_Static_assert(sizeof(struct sled_cause) == 40, "sled_cause is 40 bytes");
 _Static_assert(sizeof(struct sled_capture_spec) == SLED_CAP_NREG + 2, "sled_capture_spec unpadded");
 _Static_assert(__builtin_offsetof(struct sled_capture, slot) == 24, "sled_capture.slot at 24");
 _Static_assert(__builtin_offsetof(struct sled_capture, via) == 32, "sled_capture.via at 32");
@@ -219,7 +241,8 @@ _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size
 #define SLED_CTR_SWITCH_DROPS 9 /* a switch record could not be queued */
 #define SLED_CTR_SHORT 10	/* a call shorter than --min-duration: not recorded */
 #define SLED_CTR_DEEP 11	/* a call deeper than --max-depth: not recorded */
-#define SLED_CTR_MAX 12
+#define SLED_CTR_CAUSE_DROPS 12 /* a cause record could not be queued */
+#define SLED_CTR_MAX 13
 
 /* A thread's open `record --under` gate (the `gates` map, by tid): the
  * return-address slot of the outermost gate frame on its stack. */

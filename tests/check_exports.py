@@ -221,11 +221,11 @@ def case_chrome(ctx):
 
 EVENT_COLS = [["frame_id", "UBIGINT"], ["parent", "UBIGINT"], ["tid", "UINTEGER"],
               ["func_id", "UBIGINT"], ["time", "BIGINT"], ["kind", "UINTEGER"],
-              ["probe_ns", "UBIGINT"]]
+              ["probe_ns", "UBIGINT"], ["cause", "UBIGINT"], ["cause_kind", "UINTEGER"]]
 SYMTAB_COLS = [["func_id", "UBIGINT"], ["name", "VARCHAR"], ["path", "VARCHAR"]]
 ARROW_EVENTS = [["frame_id", "Uint64"], ["parent", "Uint64"], ["tid", "Uint32"],
                 ["func_id", "Uint64"], ["time", "Duration<NANOSECOND>"], ["kind", "Uint32"],
-                ["probe_ns", "Uint64"]]
+                ["probe_ns", "Uint64"], ["cause", "Uint64"], ["cause_kind", "Uint32"]]
 
 
 def case_pola(ctx):

@@ -7,7 +7,9 @@
 // apache-arrow decodes it.  Given the values file too (duckdb only), also
 // every captured value as [function, frame_id, name, text], in frame
 // order: the join a user would write.  With duckdb also how probe_ns
-// stands against each call's duration.
+// stands against each call's duration, and every entry that has a cause
+// as [function, tid, frame_id, cause_kind, causing function, its tid, its
+// frame_id]: the self-join a user would write.
 // Usage: node read_parquet.mjs duckdb|hyparquet EVENTS SYMTAB [VALUES]
 import { readFileSync } from 'node:fs';
 
@@ -40,6 +42,12 @@ async function withDuckdb() {
     JOIN read_parquet(${lit(events)}) b ON b.frame_id = e.frame_id AND b.kind = 1`);
   out.probe = { entry_nonzero: Number(entryProbe), over_duration: Number(overDur),
     exits_with_probe: Number(exitsWith) };
+  const causes = await rows(`SELECT s.name, e.tid, e.frame_id, e.cause_kind, cs.name, c.tid, c.frame_id
+    FROM read_parquet(${lit(events)}) e JOIN read_parquet(${lit(symtab)}) s USING (func_id)
+    LEFT JOIN read_parquet(${lit(events)}) c ON c.frame_id = e.cause AND c.kind = 1
+    LEFT JOIN read_parquet(${lit(symtab)}) cs ON cs.func_id = c.func_id
+    WHERE e.kind = 1 AND e.cause <> 0 ORDER BY e.time`);
+  out.causes = causes.map((r) => r.map((v) => (typeof v === 'bigint' ? v.toString() : v)));
   const p = await rows(`SELECT name, path FROM read_parquet(${lit(symtab)})`);
   out.paths = Object.fromEntries(p);
   if (values) {

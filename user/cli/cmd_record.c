@@ -73,6 +73,8 @@ static const struct cli_option options[] = {
 	CLI_FLAG(0, "no-sched", S, o.no_sched,
 		 "no on-CPU time: leave the scheduler's switches of the traced threads out "
 		 "(on-CPU times then equal wall times)"),
+	CLI_FLAG(0, "no-causes", S, o.no_causes,
+		 "no causes: do not link a thread's work to the frame that created or woke it"),
 	CLI_FLAG(0, "no-events", S, o.no_events,
 		 "benchmarks: probes fire but record nothing (the cost floor)"),
 	CLI_FLAG('q', "quiet", S, o.quiet, "no status line, no summary"),

@@ -172,12 +172,43 @@ static void event(struct chrome_json *cj, const struct trace_thread *th, uint32_
 	fwrite(buf, 1, n, cj->f);
 }
 
+/* A flow's start ('s', inside the causing slice at ns) or end ('f', bound
+ * to the slice that begins at ns: "bp":"e"), named for the cause's kind;
+ * its id is the trace's flow id (model/frames.h). */
+static void flow_event(struct chrome_json *cj, const struct trace_thread *th, char ph, uint64_t ns,
+		       uint64_t flow, enum frame_cause kind)
+{
+	char ts[48];
+
+	ts[append_ts(cj, ts, ns)] = 0;
+	sep(cj);
+	fprintf(cj->f,
+		"{\"name\":\"%s\",\"cat\":\"cause\",\"ph\":\"%c\",%s\"id\":%" PRIu64
+		",\"ts\":%s,\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}",
+		frame_cause_names[kind], ph, ph == 'f' ? "\"bp\":\"e\"," : "", flow, ts, th->pid,
+		th->tid);
+}
+
 static int cj_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		    uint32_t depth)
 {
 	struct chrome_json *cj = ctx;
+	const struct frame *f = &stack[depth - 1];
 
-	event(cj, th, stack[depth - 1].fid, 'B', stack[depth - 1].begin_ns, NULL, NULL);
+	event(cj, th, f->fid, 'B', f->begin_ns, NULL, NULL);
+	if (f->cause)
+		flow_event(cj, th, 'f', f->begin_ns, f->flow, f->cause_kind);
+	return ferror(cj->f) ? -EIO : 0;
+}
+
+static int cj_cause(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		    uint32_t depth, uint64_t ts, uint64_t flow, enum frame_cause kind)
+{
+	struct chrome_json *cj = ctx;
+
+	(void)stack;
+	(void)depth;
+	flow_event(cj, th, 's', ts, flow, kind);
 	return ferror(cj->f) ? -EIO : 0;
 }
 
@@ -230,6 +261,7 @@ static const struct frame_sink_ops cj_ops = {
 	.function = cj_function,
 	.thread = cj_thread,
 	.enter = cj_enter,
+	.cause = cj_cause,
 	.leave = cj_leave,
 	.elided = cj_elided,
 	.stats = cj_stats,

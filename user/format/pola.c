@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* pola.c: see pola.h.  Frame ids are dense from 1 in entry order; an
- * exit row repeats its entry's frame_id and parent.  time is ns since the
+/* pola.c: see pola.h.  Frame ids are the model's (frames.h, FRAME_ID: the
+ * thread's index and the frame's ordinal on it), so that a cause can name a
+ * frame of a thread read later; an exit row repeats its entry's frame_id
+ * and parent.  time is ns since the
  * first frame this trace replays (a later-read thread may start earlier:
  * then its times are negative).  Calls a writer elided have no rows: the
  * trace never held their times; they are counted in the symtab's
@@ -18,14 +20,16 @@
 
 /* sftrace's six columns first and unchanged; probe_ns after them: the
  * probe cost estimated inside an exit row's call (model/probe_comp.h),
- * 0 on entry rows, so that a query of durations can take it out. */
-enum { C_FRAME, C_PARENT, C_TID, C_FUNC, C_TIME, C_KIND, C_PROBE, NCOLS };
+ * 0 on entry rows, so that a query of durations can take it out.  Then an
+ * entry row's cause: the frame_id of the frame that made it run and the
+ * kind (enum frame_cause), both 0 when it has none and on exit rows. */
+enum { C_FRAME, C_PARENT, C_TID, C_FUNC, C_TIME, C_KIND, C_PROBE, C_CAUSE, C_CAUSE_KIND, NCOLS };
 enum { KIND_ENTRY = 1, KIND_EXIT = 2, KIND_TAIL = 3 };
 
 static const struct parquet_column event_cols[] = {
 	{ "frame_id", PARQUET_U64 }, { "parent", PARQUET_U64 },	      { "tid", PARQUET_U32 },
 	{ "func_id", PARQUET_U64 },  { "time", PARQUET_DURATION_NS }, { "kind", PARQUET_U32 },
-	{ "probe_ns", PARQUET_U64 },
+	{ "probe_ns", PARQUET_U64 }, { "cause", PARQUET_U64 },	      { "cause_kind", PARQUET_U32 },
 };
 
 /* What record --capture took, a row per value: the frame's id, the
@@ -48,7 +52,6 @@ static const struct parquet_column symtab_cols[] = {
 };
 
 struct pola_thread {
-	uint64_t *ids;		   /* frame id by depth */
 	struct comp_depth *probes; /* by depth: the traced calls finished inside */
 	uint32_t cap;
 };
@@ -61,7 +64,7 @@ struct pola {
 	struct u64map thread_idx;
 	struct pola_thread *threads;
 	size_t nthreads;
-	uint64_t next_id, origin;
+	uint64_t origin;
 	bool have_origin;
 	struct trace_stats st;
 	struct comp_cost cost; /* handed over before the calls (probe_cost) */
@@ -110,15 +113,10 @@ static struct pola_thread *thread_of(struct pola *p, uint32_t tid, uint32_t dept
 	t = &p->threads[idx];
 	if (depth > t->cap) {
 		uint32_t cap = t->cap ? t->cap : 64;
-		uint64_t *v;
+		struct comp_depth *pv;
 
 		while (cap < depth)
 			cap *= 2;
-		struct comp_depth *pv;
-
-		if (!(v = realloc(t->ids, cap * sizeof(*v))))
-			return NULL;
-		t->ids = v;
 		if (!(pv = realloc(t->probes, cap * sizeof(*pv))))
 			return NULL;
 		t->probes = pv;
@@ -127,20 +125,26 @@ static struct pola_thread *thread_of(struct pola *p, uint32_t tid, uint32_t dept
 	return t;
 }
 
-static int row(struct pola *p, uint64_t id, uint64_t parent, uint32_t tid, uint32_t fid,
-	       uint64_t ns, uint32_t kind, uint64_t probe_ns)
+/* An entry row when probe_ns is 0 and f has a cause: the frame's. */
+static int row(struct pola *p, const struct frame *stack, uint32_t depth, uint32_t tid, uint64_t ns,
+	       uint32_t kind, uint64_t probe_ns)
 {
+	const struct frame *f = &stack[depth - 1];
+	bool entry = kind == KIND_ENTRY;
+
 	if (!p->have_origin) {
 		p->origin = ns;
 		p->have_origin = true;
 	}
-	parquet_writer__int(p->ev, C_FRAME, id);
-	parquet_writer__int(p->ev, C_PARENT, parent);
+	parquet_writer__int(p->ev, C_FRAME, f->id);
+	parquet_writer__int(p->ev, C_PARENT, depth > 1 ? stack[depth - 2].id : 0);
 	parquet_writer__int(p->ev, C_TID, tid);
-	parquet_writer__int(p->ev, C_FUNC, fid);
+	parquet_writer__int(p->ev, C_FUNC, f->fid);
 	parquet_writer__int(p->ev, C_TIME, ns - p->origin); /* two's complement if earlier */
 	parquet_writer__int(p->ev, C_KIND, kind);
 	parquet_writer__int(p->ev, C_PROBE, probe_ns);
+	parquet_writer__int(p->ev, C_CAUSE, entry ? f->cause : 0);
+	parquet_writer__int(p->ev, C_CAUSE_KIND, entry ? (uint32_t)f->cause_kind : 0);
 	if (!p->err)
 		p->err = parquet_writer__end_row(p->ev);
 	return p->err;
@@ -166,14 +170,11 @@ static int pl_enter(void *ctx, const struct trace_thread *th, const struct frame
 {
 	struct pola *p = ctx;
 	struct pola_thread *t = thread_of(p, th->tid, depth);
-	uint64_t id = ++p->next_id;
 
 	if (!t)
 		return -ENOMEM;
-	t->ids[depth - 1] = id;
 	t->probes[depth - 1] = (struct comp_depth){ 0 };
-	return row(p, id, depth > 1 ? t->ids[depth - 2] : 0, th->tid, stack[depth - 1].fid,
-		   stack[depth - 1].begin_ns, KIND_ENTRY, 0);
+	return row(p, stack, depth, th->tid, stack[depth - 1].begin_ns, KIND_ENTRY, 0);
 }
 
 static int pl_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
@@ -188,11 +189,10 @@ static int pl_leave(void *ctx, const struct trace_thread *th, const struct frame
 	probe = comp__in_total(&p->cost, comp__leave(&t->probes[depth - 1],
 						     depth > 1 ? &t->probes[depth - 2] : NULL));
 	dur = end_ns > begin ? end_ns - begin : 0;
-	if (row(p, t->ids[depth - 1], depth > 1 ? t->ids[depth - 2] : 0, th->tid,
-		stack[depth - 1].fid, begin + dur, how == FRAME_TAIL ? KIND_TAIL : KIND_EXIT,
+	if (row(p, stack, depth, th->tid, begin + dur, how == FRAME_TAIL ? KIND_TAIL : KIND_EXIT,
 		probe < dur ? probe : dur))
 		return p->err;
-	return value_rows(p, t->ids[depth - 1], stack[depth - 1].values);
+	return value_rows(p, stack[depth - 1].id, stack[depth - 1].values);
 }
 
 static int pl_stats(void *ctx, const struct trace_stats *st)
@@ -302,7 +302,6 @@ void pola__free(struct pola *p)
 		free((char *)p->fns[i].file);
 	}
 	for (size_t i = 0; i < p->nthreads; i++) {
-		free(p->threads[i].ids);
 		free(p->threads[i].probes);
 	}
 	free(p->fns);

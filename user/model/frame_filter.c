@@ -131,6 +131,23 @@ static int ff_leave(void *ctx, const struct trace_thread *th, const struct frame
 	return f->down.ops->leave(f->down.ctx, th, stack, depth, end_ns, how);
 }
 
+/* Passed on when the causing frame is passed on and nothing above it is
+ * pending (a pending frame that began before ts would come after it).
+ * Otherwise only the point is not drawn: the frame it caused still names
+ * its cause. */
+static int ff_cause(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		    uint32_t depth, uint64_t ts, uint64_t flow, enum frame_cause kind)
+{
+	struct frame_filter *f = ctx;
+	struct ff_thread *t = thread_of(f, th);
+
+	if (!t)
+		return -ENOMEM;
+	if (!f->down.ops->cause || t->committed < pending_top(f, depth) || t->nheld)
+		return 0;
+	return f->down.ops->cause(f->down.ctx, th, stack, depth, ts, flow, kind);
+}
+
 /* Passed on at once unless a frame is pending; then held until it is
  * passed on or dropped. */
 static int ff_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum thread_state state)
@@ -228,6 +245,7 @@ static const struct frame_sink_ops ff_ops = {
 	.finish = ff_finish,
 	.thread_end = ff_thread_end,
 	.sched = ff_sched,
+	.cause = ff_cause,
 };
 
 int frame_filter__new(const struct frame_sink *down, const struct frame_filter_opts *opts,

@@ -36,6 +36,11 @@ struct fb_thread {
 	bool seen; /* since is set */
 	bool ended;
 	bool top_is_leaf; /* nothing entered since the top frame did */
+	uint32_t uid;	  /* in its frames' ids: its index, or what a reader set */
+	uint64_t ordinal; /* frames entered so far */
+	/* what its next frame's cause is (struct frame) */
+	uint64_t cause, flow;
+	enum frame_cause cause_kind;
 };
 
 struct frame_builder {
@@ -48,6 +53,7 @@ struct frame_builder {
 	struct fb_thread *cached; /* consecutive events usually share a thread */
 	uint64_t unmatched, inferred, unfinished;
 	uint64_t resumed;  /* switches back to a CPU inferred from a call */
+	uint64_t flows;	   /* the links frame_builder__cause made */
 	uint64_t leaf_min; /* shortest measured leaf call, UINT64_MAX: none */
 	/* frame_builder__tally: per fid, calls ended and direct children */
 	uint64_t *tally_calls, *tally_children;
@@ -188,7 +194,7 @@ static int store_thread(struct frame_builder *fb, struct fb_thread *t)
 	if ((err = join_process(fb, t)) ||
 	    (err = u64map__put(&fb->live, thread_key(t->th.pid, t->th.tid), fb->nthreads + 1)))
 		return err;
-	t->th.index = fb->nthreads;
+	t->th.index = t->uid = fb->nthreads;
 	fb->threads[fb->nthreads++] = t;
 	return 0;
 }
@@ -287,6 +293,71 @@ int frame_builder__resume(struct frame_builder *fb, struct fb_thread *t, uint64_
 	return frame_builder__sched(fb, t, ts, THREAD_RUNNING);
 }
 
+const char *const frame_cause_names[CAUSE_NKINDS] = {
+	[CAUSE_NONE] = "",
+	[CAUSE_SPAWN] = "spawn",
+	[CAUSE_WAKEUP] = "wakeup",
+	[CAUSE_HANDOFF] = "hand-off",
+};
+
+enum frame_cause frame_cause__parse(const char *name)
+{
+	for (int i = 1; i < CAUSE_NKINDS; i++)
+		if (!strcmp(name, frame_cause_names[i]))
+			return (enum frame_cause)i;
+	return CAUSE_NONE;
+}
+
+void frame_builder__set_uid(struct fb_thread *t, uint32_t uid)
+{
+	t->uid = uid;
+}
+
+void frame_builder__caused(struct fb_thread *t, uint64_t cause, uint64_t flow,
+			   enum frame_cause kind)
+{
+	t->cause = cause;
+	t->flow = flow;
+	t->cause_kind = cause ? kind : CAUSE_NONE;
+}
+
+enum frame_cause frame_builder__pending(const struct fb_thread *t)
+{
+	return t->cause_kind;
+}
+
+void frame_builder__uncaused(struct fb_thread *t)
+{
+	frame_builder__caused(t, 0, 0, CAUSE_NONE);
+}
+
+int frame_builder__cause_point(struct frame_builder *fb, struct fb_thread *from, uint64_t ts,
+			       uint64_t flow, enum frame_cause kind)
+{
+	if (!from->depth || !fb->sink.ops->cause)
+		return 0;
+	if (ts < from->last_ts)
+		ts = from->last_ts; /* as switches: two CPUs' clocks may disagree */
+	from->last_ts = ts;
+	return fb->sink.ops->cause(fb->sink.ctx, &from->th, from->stack, from->depth, ts, flow,
+				   kind);
+}
+
+int frame_builder__cause(struct frame_builder *fb, struct fb_thread *from, struct fb_thread *to,
+			 uint64_t ts, enum frame_cause kind)
+{
+	uint64_t flow = ++fb->flows;
+	int err;
+
+	if (!from->depth) {
+		frame_builder__uncaused(to);
+		return 0;
+	}
+	frame_builder__caused(to, from->stack[from->depth - 1].id, flow, kind);
+	err = frame_builder__cause_point(fb, from, ts, flow, kind);
+	return err ? err : 1;
+}
+
 int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t fid, uint64_t ts,
 			 uint64_t sp)
 {
@@ -294,9 +365,15 @@ int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t
 
 	if (t->depth == t->cap && (err = grow_stack(t)))
 		return err;
-	t->stack[t->depth++] = (struct frame){
-		.fid = fid, .begin_ns = ts, .sp = sp, .cpu_begin_ns = cpu_at(t, ts)
-	};
+	t->stack[t->depth++] = (struct frame){ .fid = fid,
+					       .cause_kind = t->cause_kind,
+					       .id = FRAME_ID(t->uid, ++t->ordinal),
+					       .cause = t->cause,
+					       .flow = t->flow,
+					       .begin_ns = ts,
+					       .sp = sp,
+					       .cpu_begin_ns = cpu_at(t, ts) };
+	frame_builder__uncaused(t);
 	t->top_is_leaf = true;
 	if (ts > t->last_ts)
 		t->last_ts = ts;

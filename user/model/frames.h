@@ -84,8 +84,35 @@ struct trace_gap {
 	const char *why;
 };
 
+/* What made a thread run a frame (docs/DESIGN.md, "Causes"): the frame of
+ * another thread that created it, woke it, or handed it work. */
+enum frame_cause {
+	CAUSE_NONE = 0,
+	CAUSE_SPAWN = 1,
+	CAUSE_WAKEUP = 2,
+	CAUSE_HANDOFF = 3,
+	CAUSE_NKINDS = 4,
+};
+
+/* Their names: "", "spawn", "wakeup", "hand-off". */
+extern const char *const frame_cause_names[CAUSE_NKINDS];
+/* The kind named name, or CAUSE_NONE. */
+enum frame_cause frame_cause__parse(const char *name);
+
+/* A frame's id: its thread's uid (frame_builder__set_uid; the thread's
+ * index unless a reader knows the writer's) and its ordinal among that
+ * thread's frames, from 1.  It depends on nothing of another thread, so a
+ * trace read back in any order of threads gives every frame the id the
+ * recording gave it, and a cause can name a frame before it is read. */
+#define FRAME_ORDINAL_BITS 40
+#define FRAME_ID(uid, ordinal) ((((uint64_t)(uid) + 1) << FRAME_ORDINAL_BITS) | (ordinal))
+
 struct frame {
 	uint32_t fid;
+	enum frame_cause cause_kind; /* CAUSE_NONE: cause and flow are 0 */
+	uint64_t id;		     /* FRAME_ID() */
+	uint64_t cause;		     /* the id of the frame that made this one run */
+	uint64_t flow;		     /* the link's id in the trace (Perfetto's flow id) */
 	uint64_t begin_ns;
 	uint64_t sp; /* return-address slot at entry; 0 when unknown */
 	/* On-CPU time: the thread's running total at entry, and (set when the
@@ -148,6 +175,12 @@ struct frame_sink_ops {
 	 * probe_exit_ns).  A sink without it is handed nothing early.
 	 * Optional. */
 	int (*probe_cost)(void *ctx, const struct comp_cost *cost);
+	/* At ts, inside stack[depth - 1] (the cause) on th, something made
+	 * another thread run: that thread's next frame will carry the cause's
+	 * id and flow (struct frame).  Between th's enter and leave calls in
+	 * time order.  Optional. */
+	int (*cause)(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		     uint32_t depth, uint64_t ts, uint64_t flow, enum frame_cause kind);
 };
 
 struct frame_sink {
@@ -200,6 +233,25 @@ int frame_builder__sched(struct frame_builder *fb, struct fb_thread *t, uint64_t
  * seen to leave a woken thread's switch in unreported; the call's time
  * can only make on-CPU time short, by the gap before the call. */
 int frame_builder__resume(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);
+/* Frames of t get ids with uid in them from now on (struct frame.id). */
+void frame_builder__set_uid(struct fb_thread *t, uint32_t uid);
+/* from made to run at ts, by kind: when from has a frame open, to's next
+ * frame gets it as its cause, with a new flow id, and the sink is told
+ * (cause()); returns 1 then, 0 when from had nothing open (and to's next
+ * frame gets no cause).  For producers that see causes as they happen. */
+int frame_builder__cause(struct frame_builder *fb, struct fb_thread *from, struct fb_thread *to,
+			 uint64_t ts, enum frame_cause kind);
+/* A reader's halves of it: the point where a cause happened on from
+ * (told to the sink), and the cause t's next frame has. */
+int frame_builder__cause_point(struct frame_builder *fb, struct fb_thread *from, uint64_t ts,
+			       uint64_t flow, enum frame_cause kind);
+void frame_builder__caused(struct fb_thread *t, uint64_t cause, uint64_t flow,
+			   enum frame_cause kind);
+/* The kind of cause t's next frame has now (CAUSE_NONE: none). */
+enum frame_cause frame_builder__pending(const struct fb_thread *t);
+/* t was made to run by nothing the trace holds: its next frame has no
+ * cause, whatever made it run before. */
+void frame_builder__uncaused(struct fb_thread *t);
 /* Closes every open frame of t as FRAME_UNFINISHED at ts and retires t:
  * the thread is gone (or the trace ends).  Calls thread_end() once. */
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts);

@@ -28,6 +28,17 @@ struct trace_stats {
 	 * thread left the CPU proves it back (frame_builder__resume). */
 	uint64_t switches_inferred;
 	uint64_t no_sched; /* 1: recorded with --no-sched, no switches by choice */
+	/* Causes (DESIGN.md, "Causes"): wakeups of traced threads, by whom.
+	 * A wakeup by a traced thread that had a frame open gives the woken
+	 * thread's next frame its cause (wakeups_linked); one by an interrupt,
+	 * or by a task outside the traced processes, gives it none. */
+	uint64_t wakeups;
+	uint64_t wakeups_linked;
+	uint64_t wakeups_from_interrupts;
+	uint64_t wakeups_from_outside;
+	uint64_t spawns_linked; /* threads and processes whose creator had a frame open */
+	uint64_t cause_drops;	/* cause records the kernel could not queue */
+	uint64_t no_causes;	/* 1: recorded with --no-causes */
 	/* Not a count: the probe cost calibrated from the run, in ns per probe
 	 * hit - the shortest measured leaf call (frame_builder__finish). */
 	uint64_t probe_cost_ns;

@@ -65,6 +65,7 @@ static const struct counter_use uses[] = {
 	 * decided itself (frame_filter.c) */
 	[SLED_CTR_SHORT] = { STAT(short_dropped) },
 	[SLED_CTR_DEEP] = { STAT(max_depth_dropped) },
+	[SLED_CTR_CAUSE_DROPS] = { STAT(cause_drops) },
 };
 
 /* A counter the BPF side adds must say here where it goes. */

@@ -216,6 +216,7 @@ int record__load(struct record *r)
 	}
 	r->skel->rodata->wakeup_bytes = r->opts->ring_size / 4;
 	r->skel->rodata->no_events = r->opts->no_events;
+	r->skel->rodata->causes_on = !r->opts->no_causes;
 	r->skel->rodata->gating = r->opts->nunder > 0;
 	r->skel->rodata->kfiltering = r->opts->max_depth || r->opts->min_duration_ns;
 	r->skel->rodata->kf_max_depth = r->opts->max_depth;
@@ -297,6 +298,8 @@ static int open_output(struct record *r)
 	if (!r->opts->quiet && !r->opts->no_events)
 		frame_builder__tally(r->fb);
 	ret = collector__new(r->fb, &r->col);
+	if (!ret && !r->opts->no_causes)
+		collector__causes(r->col);
 	if (!ret)
 		ret = object_set__register(r->objs, r->col, r->fb);
 	if (ret)

@@ -155,11 +155,12 @@ int record__watch_exits(struct record *r)
 	r->hooks.exit = bpf_program__attach(r->skel->progs.on_thread_exit);
 	if (!r->hooks.exit)
 		return record__fail(-errno, "cannot watch thread exits: %s", strerror(errno));
-	if (r->opts->no_sched)
-		return 0;
-	r->hooks.sched = bpf_program__attach(r->skel->progs.on_switch);
-	if (!r->hooks.sched)
+	if (!r->opts->no_sched && !(r->hooks.sched = bpf_program__attach(r->skel->progs.on_switch)))
 		return record__fail(-errno, "cannot watch the scheduler's switches: %s",
+				    strerror(errno));
+	if (!r->opts->no_causes &&
+	    !(r->hooks.waking = bpf_program__attach(r->skel->progs.on_waking)))
+		return record__fail(-errno, "cannot watch the scheduler's wakeups: %s",
 				    strerror(errno));
 	return 0;
 }
@@ -179,5 +180,6 @@ void record__unwatch_exits(struct record *r)
 {
 	bpf_link__destroy(r->hooks.exit);
 	bpf_link__destroy(r->hooks.sched);
-	r->hooks.exit = r->hooks.sched = NULL;
+	bpf_link__destroy(r->hooks.waking);
+	r->hooks.exit = r->hooks.sched = r->hooks.waking = NULL;
 }

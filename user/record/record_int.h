@@ -50,7 +50,7 @@ struct record {
 		int mmap_fds[2];
 		/* thread exits, and their switches (on-CPU time): kept until the
 		 * last drain */
-		struct bpf_link *exit, *sched;
+		struct bpf_link *exit, *sched, *waking;
 	} hooks;
 	struct mapping_watch watch;
 	struct copies copies;	/* rewritten copies bound in the command's namespace */

@@ -30,6 +30,7 @@ struct record_opts {
 	bool all;		  /* --no-xray without a filter */
 	const char *debug_dir;	  /* --no-xray: where debug files are; NULL: default */
 	bool no_events;		  /* benchmarks: probes fire, BPF emits nothing */
+	bool no_causes;		  /* no spawn or wakeup causes (DESIGN.md, "Causes") */
 	bool no_sched;		  /* no switch events: no on-CPU time */
 	char **argv;		  /* the command, NULL-terminated; NULL with -p */
 	pid_t pids[64];		  /* -p PID[,PID...]: running processes */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/perfetto/perfetto_args.h"
 #include "format/perfetto/perfetto_clock.h"
 #include "format/perfetto/perfetto_ident.h"
 #include "format/perfetto/perfetto_interp.h"
@@ -280,45 +281,23 @@ static int track_thread(struct perfetto_interp *r, uint64_t uuid, struct fb_thre
 	t = &r->tracks[idx];
 	if (!t->t && (err = bind_thread(r, t->pid, t->tid, t->name, true, &t->t)))
 		return err;
+	/* the writer's thread index: the frame ids its causes name */
+	if (PERFETTO_IS_THREAD_UUID(uuid))
+		frame_builder__set_uid(t->t, PERFETTO_THREAD_INDEX_OF(uuid));
 	*out = t->t;
 	return 0;
 }
 
 /* ---- events ---- */
 
-static uint64_t ann_uint(const Perfetto__Protos__TrackEvent *ev, const char *name)
-{
-	for (size_t i = 0; i < ev->n_debug_annotations; i++)
-		if (ev->debug_annotations[i]->name && !strcmp(ev->debug_annotations[i]->name, name))
-			return ev->debug_annotations[i]->uint_value;
-	return 0;
-}
-
-static bool ann_bool(const Perfetto__Protos__TrackEvent *ev, const char *name)
-{
-	for (size_t i = 0; i < ev->n_debug_annotations; i++)
-		if (ev->debug_annotations[i]->name && !strcmp(ev->debug_annotations[i]->name, name))
-			return ev->debug_annotations[i]->has_bool_value &&
-			       ev->debug_annotations[i]->bool_value;
-	return false;
-}
-
-static const char *ann_str(const Perfetto__Protos__TrackEvent *ev, const char *name)
-{
-	for (size_t i = 0; i < ev->n_debug_annotations; i++)
-		if (ev->debug_annotations[i]->name && !strcmp(ev->debug_annotations[i]->name, name))
-			return ev->debug_annotations[i]->string_value;
-	return NULL;
-}
-
 static int elided_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEvent *ev)
 {
-	const char *name = ann_str(ev, "function");
-	uint32_t tid = (uint32_t)ann_uint(ev, "tid");
-	struct trace_function id = { .mangled = ann_str(ev, "mangled"),
-				     .object = ann_str(ev, "object"),
-				     .build_id = ann_str(ev, "build_id"),
-				     .addr = ann_uint(ev, "addr") };
+	const char *name = perfetto_args__str(ev, "function");
+	uint32_t tid = (uint32_t)perfetto_args__uint(ev, "tid");
+	struct trace_function id = { .mangled = perfetto_args__str(ev, "mangled"),
+				     .object = perfetto_args__str(ev, "object"),
+				     .build_id = perfetto_args__str(ev, "build_id"),
+				     .addr = perfetto_args__uint(ev, "addr") };
 	uint64_t idx;
 	struct fb_thread *t;
 	int err;
@@ -326,14 +305,16 @@ static int elided_event(struct perfetto_interp *r, const Perfetto__Protos__Track
 	if (!name)
 		return 0;
 	if ((err = func_for_name(r, name, &idx)) ||
-	    (err = announce(r, idx, ann_str(ev, "file"), (uint32_t)ann_uint(ev, "line"), &id)))
+	    (err = announce(r, idx, perfetto_args__str(ev, "file"),
+			    (uint32_t)perfetto_args__uint(ev, "line"), &id)))
 		return err;
-	if ((err = track_thread(r, ann_uint(ev, "track"), &t)))
+	if ((err = track_thread(r, perfetto_args__uint(ev, "track"), &t)))
 		return err;
-	if (!t && (err = bind_thread(r, (uint32_t)ann_uint(ev, "pid"), tid, "", false, &t)))
+	if (!t &&
+	    (err = bind_thread(r, (uint32_t)perfetto_args__uint(ev, "pid"), tid, "", false, &t)))
 		return err;
-	return frame_builder__elided(r->fb, t, (uint32_t)idx + 1, ann_uint(ev, "calls"),
-				     ann_uint(ev, "total_ns"));
+	return frame_builder__elided(r->fb, t, (uint32_t)idx + 1, perfetto_args__uint(ev, "calls"),
+				     perfetto_args__uint(ev, "total_ns"));
 }
 
 static int meta_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEvent *ev)
@@ -343,11 +324,11 @@ static int meta_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEv
 	if (!strcmp(ev->name, PERFETTO_ELIDED_EVENT))
 		return elided_event(r, ev);
 	if (!strcmp(ev->name, PERFETTO_GAP_EVENT)) {
-		struct trace_gap g = { .pid = (uint32_t)ann_uint(ev, "pid"),
-				       .object = ann_str(ev, "object"),
-				       .start_ns = ann_uint(ev, "start_ns"),
-				       .end_ns = ann_uint(ev, "end_ns"),
-				       .why = ann_str(ev, "why") };
+		struct trace_gap g = { .pid = (uint32_t)perfetto_args__uint(ev, "pid"),
+				       .object = perfetto_args__str(ev, "object"),
+				       .start_ns = perfetto_args__uint(ev, "start_ns"),
+				       .end_ns = perfetto_args__uint(ev, "end_ns"),
+				       .why = perfetto_args__str(ev, "why") };
 
 		if (!g.why)
 			g.why = "";
@@ -356,7 +337,8 @@ static int meta_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEv
 	if (strcmp(ev->name, PERFETTO_STATS_EVENT))
 		return 0;
 	for (size_t i = 0; i < trace_stat_nfields; i++)
-		*trace_stats__field(&r->stats, i) = ann_uint(ev, trace_stat_fields[i].name);
+		*trace_stats__field(&r->stats, i) = perfetto_args__uint(ev,
+									trace_stat_fields[i].name);
 	r->saw_stats = true;
 	return 0;
 }
@@ -387,34 +369,6 @@ static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_th
 	if ((err = announce(r, idx, loc ? loc->file : NULL, loc ? loc->line : 0, id)))
 		return err;
 	return frame_builder__enter(r->fb, t, (uint32_t)idx + 1, ts, 0);
-}
-
-/* The captured values an END carries (record --capture: "args.NAME" and
- * "return" debug annotations), onto the frame it ends, typed back. */
-static int end_values(struct fb_thread *t, const Perfetto__Protos__TrackEvent *te)
-{
-	int err = 0;
-
-	for (size_t i = 0; te && i < te->n_debug_annotations && !err; i++) {
-		const Perfetto__Protos__DebugAnnotation *a = te->debug_annotations[i];
-		const char *name = a->name;
-
-		if (!name || (strcmp(name, VALUE_RETURN) && strncmp(name, "args.", 5)))
-			continue;
-		name += strcmp(name, VALUE_RETURN) ? 5 : 0;
-		if (a->has_int_value)
-			err = frame_builder__value(t, name, VALUE_INT, (uint64_t)a->int_value,
-						   NULL);
-		else if (a->has_uint_value)
-			err = frame_builder__value(t, name, VALUE_UINT, a->uint_value, NULL);
-		else if (a->has_bool_value)
-			err = frame_builder__value(t, name, VALUE_BOOL, a->bool_value, NULL);
-		else if (a->has_pointer_value)
-			err = frame_builder__value(t, name, VALUE_POINTER, a->pointer_value, NULL);
-		else if (a->string_value)
-			err = frame_builder__value(t, name, VALUE_TEXT, 0, a->string_value);
-	}
-	return err;
 }
 
 /* A slice on a thread's state track: its begin is a switch.  Events on
@@ -454,17 +408,36 @@ static int slice_event(struct perfetto_interp *r, struct pr_seq *s,
 		return err;
 	if (!t)
 		return state_event(r, s, ev, name, uuid, ts);
-	if (ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN)
+	if (ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN) {
+		if (te)
+			perfetto_args__cause(t, te);
 		return slice_begin(r, s, t, ev, name, ts);
+	}
 	if (!frame_builder__depth(t))
 		return 0;
-	if ((err = end_values(t, te)))
+	if ((err = perfetto_args__values(t, te)))
 		return err;
 	if (ev->exit_inferred) {
 		r->inferred_ends++;
 		return frame_builder__leave(r->fb, t, ts, FRAME_INFERRED);
 	}
 	return frame_builder__leave(r->fb, t, ts, FRAME_RETURNED);
+}
+
+/* An INSTANT on a thread track with a flow and a cause's name: where that
+ * thread made another run. */
+static int cause_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEvent *te,
+		       uint64_t uuid, uint64_t ts)
+{
+	enum frame_cause kind = te->name ? frame_cause__parse(te->name) : CAUSE_NONE;
+	struct fb_thread *t;
+	int err;
+
+	if (kind == CAUSE_NONE || !te->n_flow_ids)
+		return 0;
+	if ((err = track_thread(r, uuid, &t)) || !t)
+		return err;
+	return frame_builder__cause_point(r->fb, t, ts, te->flow_ids[0], kind);
 }
 
 static int track_event(struct perfetto_interp *r, struct pr_seq *s,
@@ -477,7 +450,7 @@ static int track_event(struct perfetto_interp *r, struct pr_seq *s,
 		.name_iid = te->name_iid,
 		.has_srcloc_iid = te->has_source_location_iid,
 		.srcloc_iid = te->source_location_iid,
-		.exit_inferred = ann_bool(te, "exit_inferred"),
+		.exit_inferred = perfetto_args__bool(te, "exit_inferred"),
 	};
 
 	if (!te->has_track_uuid && !s->has_track)
@@ -485,6 +458,8 @@ static int track_event(struct perfetto_interp *r, struct pr_seq *s,
 	if (uuid == PERFETTO_META_UUID &&
 	    te->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT)
 		return meta_event(r, te);
+	if (te->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT)
+		return cause_event(r, te, uuid, ts);
 	return slice_event(r, s, &ev, te->name, uuid, ts, te);
 }
 

@@ -36,6 +36,17 @@
 #define PERFETTO_STATE_UUID(thread_index) (((uint64_t)4 << 32) | (uint32_t)(thread_index))
 #define PERFETTO_STATE_IID(state) (((uint64_t)1 << 32) + (uint32_t)(state))
 
+/* Causes (model/frames.h): where a thread made another run, an INSTANT
+ * on its thread track named for the kind (frame_cause_names) with one
+ * flow id; the frame it caused begins with that id among its
+ * terminating_flow_ids and these two debug annotations: the causing
+ * frame's id (FRAME_ID, the writer's thread index as uid: thread tracks'
+ * uuids carry it) and the kind's name. */
+#define PERFETTO_CAUSE_ARG "cause"
+#define PERFETTO_CAUSE_KIND_ARG "cause_kind"
+#define PERFETTO_THREAD_INDEX_OF(uuid) ((uint32_t)(uuid))
+#define PERFETTO_IS_THREAD_UUID(uuid) ((uuid) >> 32 == 2)
+
 /* The stats are written under the model's field names (model/trace_stats.h).
  * Old spelling, kept for code written against it: */
 #define perfetto_stat_fields trace_stat_fields

@@ -50,9 +50,14 @@ void pkt_identity(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_f
 		  const struct pkt_object *o);
 /* The hot packets, one per traced call and return.  delta is the time
  * since the sequence's previous event.  intern: fid's first use on the
- * sequence, its name and source location go along. */
+ * sequence, its name and source location go along.  caused: the frame
+ * begun when it has a cause (struct frame), else NULL: the begin then
+ * carries its cause (perfetto_layout.h). */
 void pkt_begin(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_func *f, bool intern,
-	       uint64_t delta);
+	       uint64_t delta, const struct frame *caused);
+/* A cause on the thread's track (an INSTANT named for its kind, starting
+ * flow), delta after the previous event. */
+void pkt_cause(struct pbuf *b, uint32_t seq, enum frame_cause kind, uint64_t flow, uint64_t delta);
 /* probe_calls: the traced calls the slice holds below it (0: none, and no
  * annotation): each cost its probes, inside the slice's duration. */
 void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t probe_calls, uint64_t delta);

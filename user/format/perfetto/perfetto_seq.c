@@ -246,9 +246,10 @@ static int below_room(struct pw_seq *s, uint32_t depth)
 	return 0;
 }
 
-int pw_seq_begin(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, uint32_t fid,
-		 const struct pkt_func *f, const struct pkt_object *objs, uint64_t ts)
+int pw_seq_begin(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, const struct frame *fr,
+		 const struct pkt_func *f, const struct pkt_object *objs)
 {
+	uint32_t fid = fr->fid;
 	bool intern = !pw_seq_knows(s, fid);
 	size_t before;
 	int err;
@@ -262,7 +263,17 @@ int pw_seq_begin(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, uint32_t f
 	if (intern && mark_known(s, fid))
 		return q->err = -ENOMEM;
 	before = s->pending.len;
-	pkt_begin(&s->pending, s->seq_id, fid, f, intern, advance(s, ts));
+	pkt_begin(&s->pending, s->seq_id, fid, f, intern, advance(s, fr->begin_ns),
+		  fr->cause ? fr : NULL);
+	return pw_seq_appended(q, s, before);
+}
+
+int pw_seq_cause(struct pw_seqs *q, struct pw_seq *s, uint64_t ts, uint64_t flow,
+		 enum frame_cause kind)
+{
+	size_t before = s->pending.len;
+
+	pkt_cause(&s->pending, s->seq_id, kind, flow, advance(s, ts));
 	return pw_seq_appended(q, s, before);
 }
 

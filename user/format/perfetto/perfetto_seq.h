@@ -82,10 +82,13 @@ static inline bool pw_seq_knows(const struct pw_seq *s, uint32_t fid)
 {
 	return fid / 8 < s->interned_bytes && (s->interned[fid / 8] >> (fid % 8)) & 1;
 }
-/* A slice of fid begins on s at ts.  f is fid's, its file and line final;
+/* A slice of fr begins on s at its begin_ns.  f is its function, file and line final;
  * objs: the objects f->obj indexes. */
-int pw_seq_begin(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, uint32_t fid,
-		 const struct pkt_func *f, const struct pkt_object *objs, uint64_t ts);
+int pw_seq_begin(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, const struct frame *fr,
+		 const struct pkt_func *f, const struct pkt_object *objs);
+/* A cause at ts on s's thread (pkt_cause). */
+int pw_seq_cause(struct pw_seqs *q, struct pw_seq *s, uint64_t ts, uint64_t flow,
+		 enum frame_cause kind);
 /* values: the frame's captured values (record --capture), or NULL.  The
  * slice at depth ends: its END says how many traced calls it held. */
 int pw_seq_end(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, uint64_t ts, bool inferred,

@@ -152,7 +152,24 @@ static int pw_enter(void *ctx, const struct trace_thread *th, const struct frame
 		return w->q.err;
 	if (!pw_seq_knows(s, f->fid) && locate(w, &w->funcs[f->fid]))
 		return w->q.err;
-	return pw_seq_begin(&w->q, s, depth, f->fid, &w->funcs[f->fid].pk, w->objs, f->begin_ns);
+	return pw_seq_begin(&w->q, s, depth, f, &w->funcs[f->fid].pk, w->objs);
+}
+
+static int pw_cause(void *ctx, const struct trace_thread *th, const struct frame *stack,
+		    uint32_t depth, uint64_t ts, uint64_t flow, enum frame_cause kind)
+{
+	struct perfetto_writer *w = ctx;
+	struct pw_seq *s;
+
+	(void)stack;
+	(void)depth;
+	if (w->q.err)
+		return w->q.err;
+	if (ts > w->max_ts)
+		w->max_ts = ts;
+	if (!(s = pw_seq_ready(&w->q, th, ts)))
+		return w->q.err;
+	return pw_seq_cause(&w->q, s, ts, flow, kind);
 }
 
 static int add_elided(struct perfetto_writer *w, const struct trace_thread *th, uint32_t fid,
@@ -292,6 +309,7 @@ static const struct frame_sink_ops pw_ops = {
 	.function = pw_function,
 	.thread = pw_thread,
 	.enter = pw_enter,
+	.cause = pw_cause,
 	.leave = pw_leave,
 	.elided = pw_elided,
 	.stats = pw_stats,

@@ -53,6 +53,7 @@ struct collector {
 	uint64_t nhit;
 	struct idents *ids;
 	struct collector_names names;
+	bool causes; /* link forks to their parent's frame (collector__causes) */
 };
 
 int collector__new(struct frame_builder *fb, struct collector **out)
@@ -101,6 +102,11 @@ int collector__add_object(struct collector *c, const struct collector_object *ob
 	}
 	c->objs[c->nobjs++] = *obj;
 	return 0;
+}
+
+void collector__causes(struct collector *c)
+{
+	c->causes = true;
 }
 
 uint64_t collector__functions_hit(const struct collector *c)
@@ -369,7 +375,52 @@ static int fork_child(struct collector *c, const struct sled_fork *e)
 
 		err = frame_builder__enter(c->fb, child->fbt, f->fid, e->h.ts, f->sp);
 	}
+	/* what the child does next, it does because its parent forked there */
+	if (!err && parent && c->causes &&
+	    (err = frame_builder__cause(c->fb, parent->fbt, child->fbt, e->h.ts, CAUSE_SPAWN)) >
+		    0) {
+		c->st.spawns_linked++;
+		err = 0;
+	}
 	return err;
+}
+
+/* (from_tgid, from_tid) made the head's thread run: its next frame has the
+ * causing thread's innermost frame as cause, if it had one open; a wakeup
+ * by nothing traced leaves the next frame without one.  A new thread's or
+ * process's first frame is its spawn's, whatever woke it before it ran
+ * one: a lock its start took, or the hold that resumed a forked child. */
+static int caused(struct collector *c, const struct sled_cause *e)
+{
+	struct cthread *from = NULL, *to;
+	bool wake = e->how != SLED_CAUSE_SPAWN;
+	int err;
+
+	c->st.wakeups += wake;
+	c->st.wakeups_from_interrupts += e->how == SLED_CAUSE_IRQ;
+	c->st.wakeups_from_outside += e->how == SLED_CAUSE_OUTSIDE;
+	to = find_thread(c, e->h.tgid, e->h.tid);
+	if (wake && to && frame_builder__pending(to->fbt) == CAUSE_SPAWN)
+		return 0;
+	if (e->how == SLED_CAUSE_SPAWN || e->how == SLED_CAUSE_WAKE)
+		from = find_thread(c, e->from_tgid, e->from_tid);
+	if (!from || !frame_builder__depth(from->fbt)) {
+		if (to)
+			frame_builder__uncaused(to->fbt);
+		return 0;
+	}
+	if ((err = thread_for(c, e->h.tgid, e->h.tid, &to)))
+		return err;
+	from = find_thread(c, e->from_tgid, e->from_tid); /* thread_for may move threads */
+	err = frame_builder__cause(c->fb, from->fbt, to->fbt, e->h.ts,
+				   wake ? CAUSE_WAKEUP : CAUSE_SPAWN);
+	if (err <= 0)
+		return err;
+	if (wake)
+		c->st.wakeups_linked++;
+	else
+		c->st.spawns_linked++;
+	return 0;
 }
 
 /* The thread is gone: what it left open ends with it, and nothing of its
@@ -477,6 +528,7 @@ static const uint32_t record_size[SLED_KIND_MAX] = {
 	[SLED_KIND_FORK_HOLD] = sizeof(struct sled_mapped),
 	[SLED_KIND_ARGS] = SLED_CAPTURE_SMALL,
 	[SLED_KIND_RETVAL] = SLED_CAPTURE_SMALL,
+	[SLED_KIND_CAUSE] = sizeof(struct sled_cause),
 };
 
 unsigned collector__kind(const void *rec, size_t size)
@@ -515,6 +567,8 @@ int collector__event(struct collector *c, const void *rec, size_t size)
 		return idents__update(c->ids, rec);
 	case SLED_KIND_SWITCH:
 		return switched(c, rec);
+	case SLED_KIND_CAUSE:
+		return caused(c, rec);
 	default:
 		return 0; /* MAPPED is the hold's (mappings.h); unknown kinds are skipped */
 	}

@@ -54,6 +54,9 @@ int collector__held_back(struct collector *c, const struct sled_call *entries, u
 const struct trace_stats *collector__stats(const struct collector *c);
 const struct collector_names *collector__names(const struct collector *c);
 /* How many distinct functions were entered. */
+/* A forked child's next frame has as cause its parent's innermost frame at
+ * the fork (threads' spawns and wakeups come as their own records). */
+void collector__causes(struct collector *c);
 uint64_t collector__functions_hit(const struct collector *c);
 
 #endif

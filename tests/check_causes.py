@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""check_causes.py: causes across threads (docs/DESIGN.md, "Causes") on
+fixtures whose causes are known by construction, read back through the
+pola export by DuckDB (the self-join a user writes) and the Chrome export.
+
+  pool      tests/fixtures/pool.c, --runs times: every work_item (as many as
+            the fixture counted) is caused by a wakeup from submit on main,
+            one submit each; every worker_main by a spawn from the one
+            spawn_workers frame; child_work, in the forked child, by a spawn
+            from fork_child in the parent.  The stats count the links; the
+            Chrome export has one flow end per caused frame, each with its
+            start, and each work_item's flow starts on main.  Then once with
+            --no-causes: no cause anywhere, and the stats say so.
+  outwake   tests/fixtures/outwake.c: after_read, whose thread was woken last
+            by this script (outside the trace) after nudge woke it, has no
+            cause; reader_main has start_reader's spawn; the stats count
+            wakeups from outside and from interrupts (main's naps).
+Python 3 standard library and node (tests/npm/read_parquet.mjs).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
+TIMEOUT = 120
+READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "npm", "read_parquet.mjs")
+SPAWN, WAKEUP = 1, 2
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def run(argv, **kw):
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       timeout=TIMEOUT, **kw)
+    if p.returncode:
+        raise CheckFailed("`%s` exited %d:\n%s" % (" ".join(argv), p.returncode, p.stderr))
+    return p.stdout
+
+
+def counts_of(out):
+    """{function: total count} and {function: [tids]} from COUNT lines."""
+    total, tids = {}, {}
+    for m in filter(None, map(COUNT_RE.match, out.splitlines())):
+        total[m.group(2)] = total.get(m.group(2), 0) + int(m.group(3))
+        tids.setdefault(m.group(2), []).append(int(m.group(1)))
+    return total, tids
+
+
+def read_back(st, trace, tmp):
+    """(causes, stats, chrome flows) of a trace, through its exports."""
+    pola = os.path.join(tmp, "t.pola")
+    run([st, "convert", "--to=pola", "-o", pola, trace])
+    got = json.loads(run(["node", READER, "duckdb", pola, pola + ".symtab"]))
+    causes = [dict(zip(["fn", "tid", "frame", "kind", "cause_fn", "cause_tid", "cause_frame"],
+                       r)) for r in got["causes"]]
+    stats = json.loads(run([st, "report", "--format=json", trace]))["stats"]
+    chrome = os.path.join(tmp, "t.json")
+    run([st, "convert", "--to=chrome", "-o", chrome, trace])
+    with open(chrome) as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    flows = [e for e in events if e.get("cat") == "cause"]
+    return causes, stats, flows
+
+
+def of(causes, fn):
+    return [c for c in causes if c["fn"] == fn]
+
+
+def expect(cond, what):
+    if not cond:
+        raise CheckFailed(what)
+
+
+def check_flows(causes, flows, main_tid, work_frames):
+    starts = {e["id"]: e for e in flows if e["ph"] == "s"}
+    ends = [e for e in flows if e["ph"] == "f"]
+    expect(len(ends) == len(causes),
+           "Chrome: %d flow ends for %d caused frames" % (len(ends), len(causes)))
+    for e in ends:
+        expect(e["id"] in starts, "Chrome: flow %s ends without a start" % e["id"])
+        expect(starts[e["id"]]["name"] == e["name"], "Chrome: flow %s changes kind" % e["id"])
+    work = [e for e in ends if e["name"] == "wakeup" and e["tid"] != main_tid]
+    expect(sum(starts[e["id"]]["tid"] == main_tid for e in work) >= work_frames,
+           "Chrome: work items' flows do not start on main")
+
+
+def check_pool_run(st, fixture, tmp, i):
+    trace = os.path.join(tmp, "pool%d.pftrace" % i)
+    out = run([st, "record", "--quiet", "-o", trace, "--", fixture])
+    total, tids = counts_of(out)
+    main_tid = tids["spawn_workers"][0]
+    causes, stats, flows = read_back(st, trace, tmp)
+    work, workers, child = of(causes, "work_item"), of(causes, "worker_main"), of(causes,
+                                                                                  "child_work")
+    expect(len(work) == total["work_item"],
+           "%d of %d work_item calls have a cause" % (len(work), total["work_item"]))
+    bad = [c for c in work if (c["kind"], c["cause_fn"], c["cause_tid"]) !=
+           (WAKEUP, "submit", main_tid)]
+    expect(not bad, "work_item causes not a wakeup by submit on main: %s" % bad[:3])
+    expect(len({c["cause_frame"] for c in work}) == total["submit"],
+           "work items name %d submits of %d" % (len({c["cause_frame"] for c in work}),
+                                                  total["submit"]))
+    expect(len(workers) == total["worker_main"] and
+           all((c["kind"], c["cause_fn"]) == (SPAWN, "spawn_workers") for c in workers) and
+           len({c["cause_frame"] for c in workers}) == 1,
+           "worker_main causes: %s" % workers)
+    expect(len(child) == 1 and (child[0]["kind"], child[0]["cause_fn"], child[0]["cause_tid"])
+           == (SPAWN, "fork_child", main_tid) and child[0]["tid"] != main_tid,
+           "child_work causes: %s" % child)
+    expect(stats.get("wakeups_linked", 0) >= total["work_item"] and
+           stats.get("spawns_linked", 0) >= total["worker_main"] + 1,
+           "stats: %s" % {k: v for k, v in stats.items() if "wake" in k or "spawn" in k})
+    check_flows(causes, flows, main_tid, total["work_item"])
+    return len(work)
+
+
+def check_no_causes(st, fixture, tmp):
+    trace = os.path.join(tmp, "none.pftrace")
+    run([st, "record", "--quiet", "--no-causes", "-o", trace, "--", fixture])
+    causes, stats, flows = read_back(st, trace, tmp)
+    expect(not causes and not flows, "--no-causes: %d causes, %d flows" % (len(causes),
+                                                                          len(flows)))
+    expect(stats.get("no_causes") == 1 and not stats.get("wakeups"),
+           "--no-causes: stats %s" % stats)
+
+
+def check_outwake(st, fixture, tmp):
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    trace = os.path.join(tmp, "out.pftrace")
+    p = subprocess.Popen([st, "record", "--quiet", "-o", trace, "--", fixture, fifo],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + TIMEOUT
+    while not os.path.exists(fifo + ".ready"):
+        if p.poll() is not None or time.monotonic() > deadline:
+            p.kill()
+            raise CheckFailed("outwake never got ready: %s" % p.communicate()[1])
+        time.sleep(0.01)
+    fd = os.open(fifo, os.O_WRONLY)  # the reader holds it open read-write
+    os.write(fd, b"x")
+    os.close(fd)
+    out, err = p.communicate(timeout=TIMEOUT)
+    expect(p.returncode == 0, "record exited %d:\n%s" % (p.returncode, err))
+    total, _ = counts_of(out)
+    expect(total.get("after_read") == 1, "outwake counted %s" % total)
+    causes, stats, _ = read_back(st, trace, tmp)
+    expect(not of(causes, "after_read"),
+           "after_read has a cause, but an untraced process woke it: %s"
+           % of(causes, "after_read"))
+    reader = of(causes, "reader_main")
+    expect(len(reader) == 1 and (reader[0]["kind"], reader[0]["cause_fn"]) ==
+           (SPAWN, "start_reader"), "reader_main causes: %s" % reader)
+    expect(stats.get("wakeups_from_outside", 0) >= 1 and
+           stats.get("wakeups_from_interrupts", 0) >= 1,
+           "stats: %s" % {k: v for k, v in stats.items() if "wake" in k})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sledtrace", required=True)
+    ap.add_argument("--pool", required=True)
+    ap.add_argument("--outwake", required=True)
+    ap.add_argument("--runs", type=int, default=10)
+    a = ap.parse_args()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            n = sum(check_pool_run(a.sledtrace, a.pool, tmp, i) for i in range(a.runs))
+            print("ok: %d runs of the pool, %d work items each caused by their submit, "
+                  "spawns by their creators" % (a.runs, n))
+            check_no_causes(a.sledtrace, a.pool, tmp)
+            print("ok: --no-causes records none")
+            check_outwake(a.sledtrace, a.outwake, tmp)
+            print("ok: a wakeup from outside the trace leaves the next frame without cause")
+    except (CheckFailed, subprocess.TimeoutExpired, KeyError, ValueError) as e:
+        print("FAIL: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
