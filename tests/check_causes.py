@@ -10,7 +10,9 @@ pola export by DuckDB (the self-join a user writes) and the Chrome export.
             spawn_workers frame; child_work, in the forked child, by a spawn
             from fork_child in the parent.  The stats count the links; the
             Chrome export has one flow end per caused frame, each with its
-            start, and each work_item's flow starts on main.  Then once with
+            start, and each work_item's flow starts on main; folded stacks
+            with --stitch put them all under their causes, calls exact.
+            --stitch for chrome, or from standard input: exit 2.  Then once with
             --no-causes: no cause anywhere, and the stats say so.
   outwake   tests/fixtures/outwake.c: after_read, whose thread was woken last
             by this script (outside the trace) after nudge woke it, has no
@@ -122,7 +124,39 @@ def check_pool_run(st, fixture, tmp, i):
            stats.get("spawns_linked", 0) >= total["worker_main"] + 1,
            "stats: %s" % {k: v for k, v in stats.items() if "wake" in k or "spawn" in k})
     check_flows(causes, flows, main_tid, total["work_item"])
+    check_stitched(st, trace, total)
     return len(work)
+
+
+def folded(st, trace, *extra):
+    lines = run([st, "convert", "--to=folded", "--weight=calls"] + list(extra) + [trace])
+    return {k: int(v) for k, v in (ln.rsplit(" ", 1) for ln in lines.splitlines())}
+
+
+def check_stitched(st, trace, total):
+    """convert --stitch draws each work item under its submit, each worker
+    under spawn_workers and the child's work under fork_child; without it,
+    where they ran."""
+    got = folded(st, trace, "--stitch")
+    calls = {}
+    for path, n in got.items():
+        fn = path.split(";")[-1]
+        calls[fn] = calls.get(fn, 0) + n
+    expect(got.get("main;submit;work_item") == total["work_item"],
+           "stitched: %s work items under main;submit of %d: %s"
+           % (got.get("main;submit;work_item"), total["work_item"], got))
+    expect(got.get("main;spawn_workers;worker_main") == total["worker_main"],
+           "stitched: workers not under spawn_workers: %s" % got)
+    expect(sum(n for p, n in got.items() if p.endswith(";fork_child;child_work")) == 1,
+           "stitched: child_work not under fork_child: %s" % got)
+    plain = folded(st, trace)
+    plain_calls = {}
+    for path, n in plain.items():
+        plain_calls[path.split(";")[-1]] = plain_calls.get(path.split(";")[-1], 0) + n
+    expect(calls == plain_calls,
+           "stitched: calls per function %s, unstitched %s" % (calls, plain_calls))
+    expect(plain.get("worker_main;work_item") == total["work_item"],
+           "unstitched: work items not under worker_main: %s" % plain)
 
 
 def check_no_causes(st, fixture, tmp):
@@ -133,6 +167,18 @@ def check_no_causes(st, fixture, tmp):
                                                                           len(flows)))
     expect(stats.get("no_causes") == 1 and not stats.get("wakeups"),
            "--no-causes: stats %s" % stats)
+
+
+def check_bad_stitch(st, tmp):
+    """--stitch where it means nothing, or from standard input: one line, exit 2."""
+    trace = os.path.join(tmp, "pool0.pftrace")
+    for argv, stdin in ([["--to=chrome", "--stitch", trace], None],
+                        [["--to=folded", "--stitch", "-"], trace]):
+        with open(stdin or os.devnull) as f:
+            p = subprocess.run([st, "convert"] + argv, stdin=f, capture_output=True,
+                               text=True, timeout=TIMEOUT)
+        expect(p.returncode == 2 and len(p.stderr.splitlines()) == 1 and not p.stdout,
+               "convert %s: exit %d, %r" % (" ".join(argv), p.returncode, p.stderr))
 
 
 def check_outwake(st, fixture, tmp):
@@ -180,6 +226,7 @@ def main():
             print("ok: %d runs of the pool, %d work items each caused by their submit, "
                   "spawns by their creators" % (a.runs, n))
             check_no_causes(a.sledtrace, a.pool, tmp)
+            check_bad_stitch(a.sledtrace, tmp)
             print("ok: --no-causes records none")
             check_outwake(a.sledtrace, a.outwake, tmp)
             print("ok: a wakeup from outside the trace leaves the next frame without cause")

@@ -25,6 +25,7 @@
 #include "format/pprof.h"
 #include "format/stats_line.h"
 #include "model/calltree.h"
+#include "model/stitch.h"
 #include "format/codec/gzout.h"
 #include "util/output_file.h"
 
@@ -153,9 +154,18 @@ typedef int tree_writer(const struct convert_opts *o, const struct calltree *ct,
 #define TREE(id, name, run, tree, flags, help) tree_##tree,
 static tree_writer *const tree_writers[] = { CONVERT_FORMATS(TREE) };
 
+/* --stitch's first read: the links of the frames that caused something. */
+static int read_links(const struct convert_opts *o, struct stitch *st, char *err, size_t errlen)
+{
+	struct frame_sink sink = stitch__sink(st);
+
+	return perfetto_reader__read(o->in, &sink, err, errlen);
+}
+
 static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char *warn,
 		    size_t warnlen)
 {
+	struct stitch *st = NULL;
 	struct calltree *ct = NULL;
 	struct frame_sink sink;
 	struct out out = { 0 };
@@ -168,10 +178,18 @@ static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char
 	}
 	if (o->times == REPORT_TIMES_COMPENSATED && convert__sums_times(o->to, o->weight))
 		calltree__compensate(ct);
-	sink = calltree__sink(ct);
+	if (o->stitch && (ret = stitch__new(&st))) {
+		snprintf(err, errlen, "out of memory");
+		calltree__free(ct);
+		return ret;
+	}
 	/* a bad -o fails before anything is read */
 	if (!(ret = out_open(&out, o->out, err, errlen))) {
-		ret = perfetto_reader__read(o->in, &sink, err, errlen);
+		if (st && !(ret = read_links(o, st, err, errlen)))
+			calltree__stitch(ct, st);
+		sink = calltree__sink(ct);
+		if (!ret)
+			ret = perfetto_reader__read(o->in, &sink, err, errlen);
 		if (!ret && (ret = tree_writers[o->to](o, ct, out.f)))
 			snprintf(err, errlen, "cannot write %s: %s", out.of.path, strerror(-ret));
 		ret = either(out_close(&out, !ret, err, errlen), ret);
@@ -179,6 +197,7 @@ static int run_tree(const struct convert_opts *o, char *err, size_t errlen, char
 	if (!ret)
 		warn_lost(calltree__stats(ct), warn, warnlen);
 	calltree__free(ct);
+	stitch__free(st);
 	return ret;
 }
 
@@ -307,6 +326,14 @@ static int check_opts(const struct convert_opts *o, char *err, size_t errlen)
 
 	if ((flags & CONVERT_FILES) && (!o->out || !strcmp(o->out, "-"))) {
 		snprintf(err, errlen, "convert: --to=%s writes several files: give -o FILE", name);
+		return -EINVAL;
+	}
+	if (o->stitch && !(flags & CONVERT_STITCHES)) {
+		snprintf(err, errlen, "convert: --stitch is for --to=folded, pprof and svg");
+		return -EINVAL;
+	}
+	if (o->stitch && !strcmp(o->in, "-")) {
+		snprintf(err, errlen, "convert: --stitch needs a TRACE file, not standard input");
 		return -EINVAL;
 	}
 	if ((flags & CONVERT_TRACE_FILE) && !strcmp(o->in, "-")) {

@@ -18,16 +18,17 @@
  * writes it: "tree" reads the trace into a call tree and then hands that to
  * TREE's writer, the others stream (TREE none); FLAGS are CONVERT_*; HELP is
  * its clause in --to's help. */
-#define CONVERT_FORMATS(F)                                                                         \
-	F(FOLDED, "folded", tree, folded, CONVERT_SUMS_TIMES, "folded stacks (flame graph input)") \
-	F(PPROF, "pprof", tree, pprof, CONVERT_SUMS_TIMES | CONVERT_BY_THREAD,                     \
-	  "gzip'd pprof profile")                                                                  \
-	F(CHROME, "chrome", chrome, none, 0, "Chrome trace JSON")                                  \
-	F(POLA, "pola", pola, none, CONVERT_FILES,                                                 \
-	  "sftrace's Parquet layout (OUT, OUT.symtab and OUT.values)")                             \
-	F(CGR, "cgr", tree, cgr, 0, "code-graph-rag call edges")                                   \
-	F(DOT, "dot", tree, dot, CONVERT_SUMS_TIMES, "Graphviz call graph")                        \
-	F(SVG, "svg", tree, svg, CONVERT_SUMS_TIMES, "flame graph")                                \
+#define CONVERT_FORMATS(F)                                                                        \
+	F(FOLDED, "folded", tree, folded, CONVERT_SUMS_TIMES | CONVERT_STITCHES,                  \
+	  "folded stacks (flame graph input)")                                                    \
+	F(PPROF, "pprof", tree, pprof, CONVERT_SUMS_TIMES | CONVERT_BY_THREAD | CONVERT_STITCHES, \
+	  "gzip'd pprof profile")                                                                 \
+	F(CHROME, "chrome", chrome, none, 0, "Chrome trace JSON")                                 \
+	F(POLA, "pola", pola, none, CONVERT_FILES,                                                \
+	  "sftrace's Parquet layout (OUT, OUT.symtab and OUT.values)")                            \
+	F(CGR, "cgr", tree, cgr, 0, "code-graph-rag call edges")                                  \
+	F(DOT, "dot", tree, dot, CONVERT_SUMS_TIMES, "Graphviz call graph")                       \
+	F(SVG, "svg", tree, svg, CONVERT_SUMS_TIMES | CONVERT_STITCHES, "flame graph")            \
 	F(PERFETTO, "perfetto", perfetto, none, CONVERT_TRACE_FILE, "gzip'd copy of the trace")
 
 /* The output sums self or total times, which --times changes (folded
@@ -40,6 +41,8 @@
 #define CONVERT_FILES 4u
 /* Reads TRACE twice, so it must be a file, not standard input. */
 #define CONVERT_TRACE_FILE 8u
+/* Draws stacks, which --stitch can join across threads (model/stitch.h). */
+#define CONVERT_STITCHES 16u
 
 #define CONVERT_ENUM_(id, name, run, tree, flags, help) CONVERT_##id,
 enum convert_format { CONVERT_FORMATS(CONVERT_ENUM_) CONVERT_NFORMATS };
@@ -62,6 +65,9 @@ struct convert_opts {
 	/* Compensated: formats that sum times take the probe cost out of each
 	 * call (calltree__compensate); timelines keep real timestamps either way. */
 	enum report_times times;
+	/* CONVERT_STITCHES formats: a frame with a cause is drawn under its
+	 * cause's stack (model/stitch.h); TRACE is read twice. */
+	bool stitch;
 };
 
 /* "folded", "pprof", ... -> format, or -1. */

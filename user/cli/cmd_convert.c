@@ -19,6 +19,7 @@ struct convert_args {
 	uint32_t width;
 	const char *min_width;
 	int times; /* enum report_times; -1: not given (CLI_TIMES_DEFAULT) */
+	bool stitch;
 };
 
 #define S struct convert_args
@@ -36,6 +37,10 @@ static const struct cli_option options[] = {
 	CLI_UINT(0, "width", S, width, "PX", "1200", 100, 100000, "svg: image width in pixels"),
 	CLI_STRING(0, "min-width", S, min_width, "PX", "0.1",
 		   "svg: leave out frames narrower than PX pixels"),
+	CLI_FLAG(0, "stitch", S, stitch,
+		 "folded, pprof, svg: draw a frame another thread caused (created or woke its "
+		 "thread) under that frame's stack, so work sits under the call that asked for it "
+		 "(reads TRACE twice)"),
 	CLI_STRING('o', "output", S, out, "FILE", "standard output",
 		   "write FILE (complete or not at all); a device, FIFO or socket is written "
 		   "through"),
@@ -85,6 +90,10 @@ static int check(void *set, char *err, size_t errlen)
 			 "pprof, dot, svg; chrome, pola and perfetto keep the real timestamps");
 		return -1;
 	}
+	if (a->stitch && !(convert__flags((enum convert_format)a->to) & CONVERT_STITCHES)) {
+		snprintf(err, errlen, "--stitch is for --to=folded, pprof and svg");
+		return -1;
+	}
 	if ((convert__flags((enum convert_format)a->to) & CONVERT_FILES) && !strcmp(a->out, "-")) {
 		snprintf(err, errlen, "--to=%s writes several files: give -o FILE",
 			 convert_format_names[a->to]);
@@ -105,6 +114,7 @@ static int run(void *set, char **operands, int noperands)
 		.svg_width = a->width,
 		.svg_min_width = -1,
 		.times = a->times < 0 ? CLI_TIMES_DEFAULT : (enum report_times)a->times,
+		.stitch = a->stitch,
 	};
 	char err[8192], warn[512];
 	int ret;

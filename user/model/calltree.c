@@ -40,7 +40,13 @@ struct calltree {
 	bool by_thread, compensated, cost_known;
 	struct comp_cost cost; /* handed over before the calls */
 	uint64_t first_ns, last_ns;
+	const struct stitch *stitch; /* calltree__stitch */
+	struct u64map stitched;	     /* causing frame id -> its stitched node */
 };
+
+/* A chain of causes longer than this is cut there (it would come from a
+ * trace whose causes loop, which time order forbids). */
+#define STITCH_HOPS 256
 
 static int child_of(struct calltree *ct, uint32_t parent, uint32_t fid, uint32_t *out)
 {
@@ -163,6 +169,59 @@ static uint64_t figure(const struct calltree *ct, uint64_t raw, uint64_t probe)
 	return ct->compensated ? comp__sub(raw, probe) : raw;
 }
 
+void calltree__stitch(struct calltree *ct, const struct stitch *s)
+{
+	ct->stitch = s;
+}
+
+static uint32_t thread_root(struct calltree *ct, uint32_t index, int *err)
+{
+	uint32_t node = 0;
+
+	/* the key info_of gives it, whichever thread is read first */
+	if (ct->by_thread)
+		*err = child_of(ct, 0, CALLTREE_THREAD_ROOT | index, &node);
+	return node;
+}
+
+/* The node of the causing frame id's stitched path, made on first use;
+ * *node stays unset when the first read saw no link for it. */
+static int stitched_node(struct calltree *ct, uint64_t id, unsigned hops, uint32_t *node)
+{
+	const struct stitch_link *l = stitch__link(ct->stitch, id);
+	uint64_t memo;
+	uint32_t at;
+	int err = 0;
+
+	if (u64map__get(&ct->stitched, id, &memo)) {
+		*node = (uint32_t)memo;
+		return 0;
+	}
+	if (!l)
+		return 0;
+	at = UINT32_MAX;
+	if (l->cause && hops < STITCH_HOPS && (err = stitched_node(ct, l->cause, hops + 1, &at)))
+		return err;
+	if (at == UINT32_MAX)
+		at = thread_root(ct, l->thread, &err);
+	for (uint32_t i = 0; !err && i < l->n; i++)
+		err = child_of(ct, at, l->fids[i], &at);
+	if (!err && !(err = u64map__put(&ct->stitched, id, at)))
+		*node = at;
+	return err;
+}
+
+/* Where the frame on top of stack hangs: under its caller, or stitched
+ * under its cause. */
+static int parent_of(struct calltree *ct, const struct ct_thread *t, const struct ct_info *ci,
+		     const struct frame *stack, uint32_t depth, uint32_t *parent)
+{
+	*parent = depth > 1 ? t->node[depth - 2] : ci->root;
+	if (!ct->stitch || !stack[depth - 1].cause)
+		return 0;
+	return stitched_node(ct, stack[depth - 1].cause, 0, parent);
+}
+
 static int ct_enter(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		    uint32_t depth)
 {
@@ -170,11 +229,13 @@ static int ct_enter(void *ctx, const struct trace_thread *th, const struct frame
 	struct ct_thread *t = thread_of(ct, th);
 	struct ct_info *ci = info_of(ct, th);
 	uint32_t parent;
+	int err;
 
 	if (!t || !ci || reserve(t, depth))
 		return -ENOMEM;
 	see_time(ct, stack[depth - 1].begin_ns);
-	parent = depth > 1 ? t->node[depth - 2] : ci->root;
+	if ((err = parent_of(ct, t, ci, stack, depth, &parent)))
+		return err;
 	t->child_ns[depth - 1] = 0;
 	t->probes[depth - 1] = (struct comp_depth){ 0 };
 	return child_of(ct, parent, stack[depth - 1].fid, &t->node[depth - 1]);
@@ -404,6 +465,7 @@ void calltree__free(struct calltree *ct)
 	free(ct->fns);
 	free(ct->infos);
 	u64map__clear(&ct->children);
+	u64map__clear(&ct->stitched);
 	thread_slots__clear(&ct->threads);
 	free(ct->nodes);
 	free(ct);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "model/frames.h"
+#include "model/stitch.h"
 
 struct calltree_node {
 	uint32_t parent; /* node index; 0 is the root, which is no function */
@@ -44,6 +45,13 @@ void calltree__compensate(struct calltree *ct);
 /* Whether calltree__compensate was asked: which times the writers say they
  * show. */
 bool calltree__compensated(const struct calltree *ct);
+
+/* Before the trace is read again (and before calltree__sink): a frame
+ * with a cause is placed under its cause's stitched path (model/stitch.h,
+ * read from the same trace first) instead of under its caller; its
+ * caller's self time still leaves it out.  s must outlive the tree's
+ * reading. */
+void calltree__stitch(struct calltree *ct, const struct stitch *s);
 
 size_t calltree__count(const struct calltree *ct); /* nodes, root included */
 const struct calltree_node *calltree__node(const struct calltree *ct, size_t i);
