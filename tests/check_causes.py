@@ -14,6 +14,13 @@ pola export by DuckDB (the self-join a user writes) and the Chrome export.
             with --stitch put them all under their causes, calls exact.
             --stitch for chrome, or from standard input: exit 2.  Then once with
             --no-causes: no cause anywhere, and the stats say so.
+  handoff   tests/fixtures/handoff.c with --flow='push_job:1=run_job:1': a
+            worker that spins (never woken) runs each job main pushed; every
+            run_job is caused by a hand-off from the push_job that passed
+            the same job (the pola values file says which), stitched under
+            it; without --flow none is.  Bad --flow specs (no function, no
+            such argument, an argument that is not an integer): exit 2,
+            one line.
   outwake   tests/fixtures/outwake.c: after_read, whose thread was woken last
             by this script (outside the trace) after nudge woke it, has no
             cause; reader_main has start_reader's spawn; the stats count
@@ -34,7 +41,7 @@ import time
 COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
 TIMEOUT = 120
 READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "npm", "read_parquet.mjs")
-SPAWN, WAKEUP = 1, 2
+SPAWN, WAKEUP, HANDOFF = 1, 2, 3
 
 
 class CheckFailed(Exception):
@@ -58,11 +65,14 @@ def counts_of(out):
     return total, tids
 
 
-def read_back(st, trace, tmp):
-    """(causes, stats, chrome flows) of a trace, through its exports."""
+def read_back(st, trace, tmp, values=None):
+    """(causes, stats, chrome flows) of a trace, through its exports; values,
+    a dict, gets {frame_id: [captured values as text]}."""
     pola = os.path.join(tmp, "t.pola")
     run([st, "convert", "--to=pola", "-o", pola, trace])
-    got = json.loads(run(["node", READER, "duckdb", pola, pola + ".symtab"]))
+    got = json.loads(run(["node", READER, "duckdb", pola, pola + ".symtab", pola + ".values"]))
+    for _, frame, _, text in got.get("values", []):
+        (values if values is not None else {}).setdefault(frame, []).append(text)
     causes = [dict(zip(["fn", "tid", "frame", "kind", "cause_fn", "cause_tid", "cause_frame"],
                        r)) for r in got["causes"]]
     stats = json.loads(run([st, "report", "--format=json", trace]))["stats"]
@@ -181,6 +191,44 @@ def check_bad_stitch(st, tmp):
                "convert %s: exit %d, %r" % (" ".join(argv), p.returncode, p.stderr))
 
 
+def check_handoff(st, fixture, tmp):
+    trace = os.path.join(tmp, "handoff.pftrace")
+    out = run([st, "record", "--quiet", "--flow=push_job:1=run_job:1", "-o", trace, "--",
+               fixture])
+    total, _ = counts_of(out)
+    values = {}
+    causes, stats, _ = read_back(st, trace, tmp, values)
+    runs = of(causes, "run_job")
+    expect(len(runs) == total["run_job"] and
+           all((c["kind"], c["cause_fn"]) == (HANDOFF, "push_job") for c in runs),
+           "run_job causes: %s" % runs[:3])
+    expect(all(values.get(c["frame"]) == values.get(c["cause_frame"]) and values.get(c["frame"])
+               for c in runs), "a run_job's job is not its cause's: %s"
+           % [(values.get(c["frame"]), values.get(c["cause_frame"])) for c in runs][:3])
+    expect(len({c["cause_frame"] for c in runs}) == total["push_job"] and
+           stats.get("handoffs_linked") == total["run_job"],
+           "hand-offs: %d distinct pushes of %d; stats %s" % (
+               len({c["cause_frame"] for c in runs}), total["push_job"],
+               {k: v for k, v in stats.items() if "hand" in k}))
+    expect(folded(st, trace, "--stitch").get("main;push_job;run_job") == total["run_job"],
+           "stitched: run_job not under push_job")
+    plain = os.path.join(tmp, "plain.pftrace")
+    run([st, "record", "--quiet", "-o", plain, "--", fixture])
+    causes, _, _ = read_back(st, plain, tmp)
+    expect(not [c for c in of(causes, "run_job") if c["kind"] == HANDOFF] and
+           not folded(st, plain, "--stitch").get("main;push_job;run_job"),
+           "without --flow, run_job is linked to push_job")
+    for flow in ["nosuch:1=run_job:1", "push_job:7=run_job:1", "push_job:1=run_job:2",
+                 "push_job:1=weigh:1", "push_job:1"]:
+        p = subprocess.run([st, "record", "--quiet", "--flow=" + flow, "-o",
+                            os.path.join(tmp, "bad.pftrace"), "--", fixture],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=TIMEOUT)
+        expect(p.returncode == 2 and len(p.stderr.splitlines()) == 1 and not p.stdout and
+               not os.path.exists(os.path.join(tmp, "bad.pftrace")),
+               "--flow=%s: exit %d, %r" % (flow, p.returncode, p.stderr))
+
+
 def check_outwake(st, fixture, tmp):
     fifo = os.path.join(tmp, "fifo")
     os.mkfifo(fifo)
@@ -218,6 +266,7 @@ def main():
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--pool", required=True)
     ap.add_argument("--outwake", required=True)
+    ap.add_argument("--handoff", required=True)
     ap.add_argument("--runs", type=int, default=10)
     a = ap.parse_args()
     try:
@@ -228,6 +277,8 @@ def main():
             check_no_causes(a.sledtrace, a.pool, tmp)
             check_bad_stitch(a.sledtrace, tmp)
             print("ok: --no-causes records none")
+            check_handoff(a.sledtrace, a.handoff, tmp)
+            print("ok: hand-offs by value link every job to its push; bad --flow: exit 2")
             check_outwake(a.sledtrace, a.outwake, tmp)
             print("ok: a wakeup from outside the trace leaves the next frame without cause")
     except (CheckFailed, subprocess.TimeoutExpired, KeyError, ValueError) as e:

@@ -24,6 +24,7 @@ struct record_cli {
 	struct cli_list objects;
 	struct cli_list under;
 	struct cli_list captures;
+	struct cli_list flows;
 	const char *budget; /* --budget, as given */
 	struct cli_list budget_from;
 };
@@ -102,6 +103,11 @@ static const struct cli_option options[] = {
 		 "take the arguments and return values of the functions matching SPEC's regex: "
 		 "REGEX alone takes what DWARF types say, REGEX:1,2/s,ret/d chooses registers "
 		 "and formats (d u x b s S, d/u/x with a width like d32)"),
+	CLI_LIST(0, "flow", S, flows, "SEND:N=RECV:M",
+		 "hand-offs between threads: a call of a function matching SEND whose argument N "
+		 "equals the argument M of a later call of one matching RECV causes that call "
+		 "(a job pointer pushed by one thread and run by another; docs/DESIGN.md, "
+		 "\"Causes\"); 'rayon' names rayon's own"),
 	CLI_STRING(0, "budget", S, budget, "PCT", "none: probe every selected function",
 		   "real times: probe only the selected functions whose calls cost at most PCT of "
 		   "the program's own time (like 5%), leaving the most called unprobed so their "
@@ -141,6 +147,27 @@ static int copy_list(const struct cli_list *from, const char **to, size_t *n, si
 	return 0;
 }
 
+/* --flow: the SPECs, with a known runtime's name (capture.h's
+ * CAPTURE_FLOWS_*) standing for its own. */
+static int copy_flows(const struct cli_list *from, struct record_opts *o, char *err, size_t errlen)
+{
+	const size_t max = sizeof(o->flows) / sizeof(o->flows[0]);
+
+	for (size_t i = 0; i < from->n; i++) {
+		const char *const *known = capture_known_flows(from->v[i]);
+
+		for (; known && *known && o->nflows < max; known++)
+			o->flows[o->nflows++] = *known;
+		if (!known && o->nflows < max)
+			o->flows[o->nflows++] = from->v[i];
+		if (o->nflows == max) {
+			snprintf(err, errlen, "--flow: at most %zu", max - 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* "4242" or "4242,4250" into o->pids. */
 static int parse_pids(struct record_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -170,9 +197,11 @@ static int check_captures(S *c, char *err, size_t errlen)
 	struct capture_set *cs = NULL;
 	int ret;
 
-	if (copy_list(&c->captures, o->captures, &o->ncaptures, 64, "--capture specs", err, errlen))
+	if (copy_list(&c->captures, o->captures, &o->ncaptures, 64, "--capture specs", err,
+		      errlen) ||
+	    copy_flows(&c->flows, o, err, errlen))
 		return -1;
-	ret = capture_set__new(o->captures, o->ncaptures, &cs, err, errlen);
+	ret = capture_set__new(o->captures, o->ncaptures, o->flows, o->nflows, &cs, err, errlen);
 	capture_set__free(cs);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
@@ -312,6 +341,8 @@ static int run(void *set, char **operands, int noperands)
 		fputc('\n', stderr);
 	}
 	/* The command's own status once it ran; 1 for our own failures. */
+	if (err == RECORD_EUSAGE)
+		return EXIT_USAGE;
 	return err < 0 ? EXIT_FAILURE_RUN : err;
 }
 

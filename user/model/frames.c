@@ -343,10 +343,15 @@ int frame_builder__cause_point(struct frame_builder *fb, struct fb_thread *from,
 				   kind);
 }
 
+uint64_t frame_builder__new_flow(struct frame_builder *fb)
+{
+	return ++fb->flows;
+}
+
 int frame_builder__cause(struct frame_builder *fb, struct fb_thread *from, struct fb_thread *to,
 			 uint64_t ts, enum frame_cause kind)
 {
-	uint64_t flow = ++fb->flows;
+	uint64_t flow = frame_builder__new_flow(fb);
 	int err;
 
 	if (!from->depth) {

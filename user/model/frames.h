@@ -241,6 +241,9 @@ void frame_builder__set_uid(struct fb_thread *t, uint32_t uid);
  * frame gets no cause).  For producers that see causes as they happen. */
 int frame_builder__cause(struct frame_builder *fb, struct fb_thread *from, struct fb_thread *to,
 			 uint64_t ts, enum frame_cause kind);
+/* A new flow id, unique in the trace, for a producer that links frames
+ * itself (a hand-off: frame_builder__cause_point, then __caused). */
+uint64_t frame_builder__new_flow(struct frame_builder *fb);
 /* A reader's halves of it: the point where a cause happened on from
  * (told to the sink), and the cause t's next frame has. */
 int frame_builder__cause_point(struct frame_builder *fb, struct fb_thread *from, uint64_t ts,

@@ -27,6 +27,8 @@ const struct trace_stat_field trace_stat_fields[] = {
 	F(wakeups_from_interrupts),
 	F(wakeups_from_outside),
 	F(spawns_linked),
+	F(handoffs),
+	F(handoffs_linked),
 	F(cause_drops),
 	F(no_causes),
 	F(probe_cost_ns),

@@ -37,8 +37,12 @@ struct trace_stats {
 	uint64_t wakeups_from_interrupts;
 	uint64_t wakeups_from_outside;
 	uint64_t spawns_linked; /* threads and processes whose creator had a frame open */
-	uint64_t cause_drops;	/* cause records the kernel could not queue */
-	uint64_t no_causes;	/* 1: recorded with --no-causes */
+	/* record --flow: calls that sent a value, and calls that received one
+	 * a send was waiting with (they have that send as cause) */
+	uint64_t handoffs;
+	uint64_t handoffs_linked;
+	uint64_t cause_drops; /* cause records the kernel could not queue */
+	uint64_t no_causes;   /* 1: recorded with --no-causes */
 	/* Not a count: the probe cost calibrated from the run, in ns per probe
 	 * hit - the shortest measured leaf call (frame_builder__finish). */
 	uint64_t probe_cost_ns;

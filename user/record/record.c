@@ -106,8 +106,9 @@ int record__open(const struct record_opts *opts, struct record **out)
 	r->keeper.pid = -1;
 	r->hooks.mmap_fds[0] = r->hooks.mmap_fds[1] = -1;
 	r->warm = attach_warm__start(); /* its wait overlaps open and load */
-	if (opts->ncaptures && (ret = capture_set__new(opts->captures, opts->ncaptures, &r->capture,
-						       err, sizeof(err))))
+	if ((opts->ncaptures || opts->nflows) &&
+	    (ret = capture_set__new(opts->captures, opts->ncaptures, opts->flows, opts->nflows,
+				    &r->capture, err, sizeof(err))))
 		return record__fail(ret, "%s", ret == -ENOMEM ? "out of memory" : err);
 	oo.capture = r->capture;
 	ret = object_set__new(&oo, &r->objs);
@@ -126,6 +127,11 @@ int record__open(const struct record_opts *opts, struct record **out)
 	ret = check_selection(r);
 	if (ret)
 		return ret;
+	/* a flow must name functions of what is traced from the start */
+	if (r->capture && capture_set__check_flows(r->capture, err, sizeof(err))) {
+		record__fail(-EINVAL, "%s", err);
+		return RECORD_EUSAGE;
+	}
 	/* Last of the checks, all before anything runs: a FIFO's open waits
 	 * for its reader. */
 	ret = output_file__create(&r->out, opts->output, err, sizeof(err));
@@ -144,7 +150,7 @@ static int prepare_programs(struct record *r)
 	struct bpf_program *captures[] = { r->skel->progs.on_capture_entry,
 					   r->skel->progs.on_capture_exit,
 					   r->skel->progs.on_capture_ret };
-	bool capturing = r->opts->ncaptures > 0;
+	bool capturing = r->opts->ncaptures > 0 || r->opts->nflows > 0;
 	int err = 0;
 
 	for (size_t i = 0; !err && i < sizeof(calls) / sizeof(calls[0]); i++)

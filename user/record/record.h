@@ -22,5 +22,9 @@ void record__free(struct record *r);
  * negative errno (its one line printed).  ms[5], when not NULL, gets the
  * milliseconds of open, load, start, run and finish; ms[5] of the detach. */
 int record__session(const struct record_opts *opts, double ms[6]);
+/* What record__session returns when the command line asked for what the
+ * traced objects do not have (a --flow naming no function): its line is
+ * out, and record exits 2. */
+#define RECORD_EUSAGE (-EDOM)
 
 #endif

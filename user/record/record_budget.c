@@ -60,6 +60,7 @@ static struct record_opts counting_opts(const struct record_opts *o, const char 
 	c.min_duration_ns = 0;
 	c.nunder = 0;
 	c.ncaptures = 0;
+	c.nflows = 0;
 	/* a window long enough to see the phases of a loop, whatever
 	 * --duration says: a plan from 50 ms saw one phase of a server */
 	if (o->npids)

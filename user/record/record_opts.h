@@ -45,6 +45,8 @@ struct record_opts {
 	size_t nunder;
 	const char *captures[64]; /* --capture SPEC (select/capture.h), checked */
 	size_t ncaptures;
+	const char *flows[16]; /* --flow SEND:N=RECV:M (select/capture.h), checked */
+	size_t nflows;
 	double budget;		    /* --budget: a share of the program's time; 0: none */
 	const char *budget_from[8]; /* --budget-from: the profiles; none: a counting pass */
 	size_t nbudget_from;

@@ -24,6 +24,11 @@ struct capture_spec {
 	bool automatic; /* REGEX alone */
 	struct spec_item items[MAX_ITEMS];
 	size_t n;
+	/* a --flow side: its role, the spec it came from, what it matched */
+	int8_t flow_send, flow_recv;
+	const char *flow;
+	size_t matched;
+	char *bad; /* a function whose DWARF has no integer argument there */
 };
 
 struct capture_set {
@@ -144,18 +149,81 @@ static int parse_spec(const char *spec, struct capture_spec *cs, char *err, size
 	return ret;
 }
 
-int capture_set__new(const char *const *specs, size_t n, struct capture_set **out, char *err,
-		     size_t errlen)
+/* rayon's jobs: filled in below once verified on a build. */
+static const char *const rayon_flows[] = { NULL };
+
+const char *const *capture_known_flows(const char *name)
+{
+	return !strcmp(name, "rayon") ? rayon_flows : NULL;
+}
+
+/* SEND:N=RECV:M: the '=' right after the sending side's ":N". */
+static const char *flow_split(const char *flow)
+{
+	for (const char *p = strchr(flow, '='); p; p = strchr(p + 1, '='))
+		if (p - flow >= 2 && p[-1] >= '1' && p[-1] <= '9' && p[-2] == ':')
+			return p;
+	return NULL;
+}
+
+/* One side of a flow, "REGEX:N": a spec of one raw item, register N. */
+static int parse_side(const char *flow, const char *side, bool send, struct capture_spec *cs,
+		      char *err, size_t errlen)
+{
+	char spec[4096];
+	const char *colon = split_at(side);
+	int ret;
+
+	snprintf(spec, sizeof(spec), "%s/x", side);
+	if (!colon || colon[1] < '1' || colon[1] > '0' + SLED_CAP_NREG || colon[2]) {
+		snprintf(err, errlen,
+			 "--flow '%s': '%s' must be FUNCTION_REGEX:N, N an argument 1..%d", flow,
+			 side, SLED_CAP_NREG);
+		return -EINVAL;
+	}
+	if ((ret = parse_spec(spec, cs, err, errlen)))
+		return ret;
+	cs->flow = flow;
+	cs->flow_send = send ? (int8_t)(colon[1] - '1') : -1;
+	cs->flow_recv = send ? -1 : (int8_t)(colon[1] - '1');
+	return 0;
+}
+
+static int parse_flow(const char *flow, struct capture_spec *two, char *err, size_t errlen)
+{
+	const char *eq = flow_split(flow);
+	char *send;
+	int ret;
+
+	if (!eq) {
+		snprintf(err, errlen, "--flow '%s': not SEND_REGEX:N=RECV_REGEX:M", flow);
+		return -EINVAL;
+	}
+	if (!(send = strndup(flow, (size_t)(eq - flow))))
+		return -ENOMEM;
+	ret = parse_side(flow, send, true, &two[0], err, errlen);
+	free(send);
+	return ret ? ret : parse_side(flow, eq + 1, false, &two[1], err, errlen);
+}
+
+int capture_set__new(const char *const *specs, size_t n, const char *const *flows, size_t nflows,
+		     struct capture_set **out, char *err, size_t errlen)
 {
 	struct capture_set *cs = calloc(1, sizeof(*cs));
+	size_t all = 2 * nflows + n;
 	int ret = 0;
 
-	if (!cs || !(cs->specs = calloc(n ? n : 1, sizeof(*cs->specs)))) {
+	if (!cs || !(cs->specs = calloc(all ? all : 1, sizeof(*cs->specs)))) {
 		free(cs);
 		return -ENOMEM;
 	}
-	for (; !ret && cs->n < n; cs->n++)
-		ret = parse_spec(specs[cs->n], &cs->specs[cs->n], err, errlen);
+	for (size_t i = 0; !ret && i < nflows; i++)
+		ret = parse_flow(flows[i], &cs->specs[2 * i], err, errlen);
+	for (size_t i = 0; !ret && i < n; i++) {
+		ret = parse_spec(specs[i], &cs->specs[2 * nflows + i], err, errlen);
+		cs->specs[2 * nflows + i].flow_send = cs->specs[2 * nflows + i].flow_recv = -1;
+	}
+	cs->n = all; /* on failure too: whatever parse_* made is freed */
 	if (ret) {
 		capture_set__free(cs);
 		return ret;
@@ -168,8 +236,10 @@ void capture_set__free(struct capture_set *cs)
 {
 	if (!cs)
 		return;
-	for (size_t i = 0; i < cs->n; i++)
+	for (size_t i = 0; i < cs->n; i++) {
 		filter__free(cs->specs[i].f);
+		free(cs->specs[i].bad);
+	}
 	free(cs->specs);
 	free(cs);
 }
@@ -277,7 +347,41 @@ static int add_listed(struct capture_fn *f, const struct capture_spec *cs, const
 	return err;
 }
 
-int capture_set__plan(const struct capture_set *cs, const char *name, const char *mangled,
+int capture_set__check_flows(const struct capture_set *cs, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct capture_spec *s = &cs->specs[i];
+		bool send = s->flow_send >= 0;
+
+		if (!s->flow)
+			continue;
+		if (s->bad) {
+			snprintf(err, errlen,
+				 "--flow '%s': %s has no integer argument %d (its DWARF says so)",
+				 s->flow, s->bad, (send ? s->flow_send : s->flow_recv) + 1);
+			return -EINVAL;
+		}
+		if (!s->matched) {
+			snprintf(err, errlen, "--flow '%s': no traced function matches its %s side",
+				 s->flow, send ? "sending" : "receiving");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* A flow's register must hold an integer argument (a pointer, an id): a
+ * float or an aggregate in memory cannot be compared. */
+static void check_flow_arg(struct capture_spec *s, const char *name, const struct params *ps)
+{
+	uint8_t reg = (uint8_t)(s->flow_send >= 0 ? s->flow_send : s->flow_recv);
+
+	s->matched++;
+	if (ps->found && !param_in(ps, reg) && !s->bad)
+		s->bad = strdup(name);
+}
+
+int capture_set__plan(struct capture_set *cs, const char *name, const char *mangled,
 		      struct param_reader *pr, uint64_t addr, struct capture_fn **out)
 {
 	struct param_abi abi = arch_param_abi();
@@ -292,6 +396,10 @@ int capture_set__plan(const struct capture_set *cs, const char *name, const char
 		if (!(f = calloc(1, sizeof(*f))))
 			return -ENOMEM;
 		err = pr ? param_reader__read(pr, addr, &abi, &ps) : 0;
+		if (!err && cs->specs[i].flow)
+			check_flow_arg(&cs->specs[i], name, &ps);
+		f->flow_send = cs->specs[i].flow_send;
+		f->flow_recv = cs->specs[i].flow_recv;
 		if (!err)
 			err = cs->specs[i].automatic ? add_auto(f, &ps)
 						     : add_listed(f, &cs->specs[i], &ps);

@@ -15,7 +15,13 @@
  * takes every parameter DWARF places in a register and the return value
  * (without DWARF: every argument register and the return, raw).  The
  * split is at the last ':' that is not part of '::', so C++ names need no
- * escaping.  The first SPEC that matches a function decides. */
+ * escaping.  The first SPEC that matches a function decides.
+ *
+ * record --flow=SEND:N=RECV:M (docs/DESIGN.md, "Causes") is a pair of such
+ * specs, SEND:N/x and RECV:M/x, that also give the functions a role: a
+ * call of a SEND function whose argument N equals a later RECV call's
+ * argument M causes that call (a hand-off).  Flows come before the
+ * --capture specs, so a function in both is a flow's. */
 #ifndef SLEDTRACE_CAPTURE_H
 #define SLEDTRACE_CAPTURE_H
 
@@ -44,18 +50,28 @@ struct capture_fn {
 	size_t n;
 	bool args, ret; /* capture at its entry, at its returns */
 	struct sled_capture_spec entry_spec, ret_spec;
+	/* --flow: the register whose value it sends or receives, or -1 */
+	int8_t flow_send, flow_recv;
 };
 
 struct capture_set;
 
-/* Parses the specs; a bad one is -EINVAL with err saying which and why. */
-int capture_set__new(const char *const *specs, size_t n, struct capture_set **out, char *err,
-		     size_t errlen);
+/* The --flow SPECs a known runtime's name stands for ("rayon"), NULL-
+ * terminated; NULL when name is no such name. */
+const char *const *capture_known_flows(const char *name);
+/* Parses the specs and the flows; a bad one is -EINVAL with err saying
+ * which and why. */
+int capture_set__new(const char *const *specs, size_t n, const char *const *flows, size_t nflows,
+		     struct capture_set **out, char *err, size_t errlen);
+/* After every function was planned: 0, or -EINVAL with err naming a flow
+ * whose sending or receiving side matched no function, or whose argument
+ * the function does not take in that register (its DWARF says so). */
+int capture_set__check_flows(const struct capture_set *cs, char *err, size_t errlen);
 void capture_set__free(struct capture_set *cs);
 /* The plan for the function (name, mangled: mangled may be NULL) at addr
  * of the object pr reads; *out NULL when no SPEC matches it or it has
  * nothing to capture.  0 or -ENOMEM. */
-int capture_set__plan(const struct capture_set *cs, const char *name, const char *mangled,
+int capture_set__plan(struct capture_set *cs, const char *name, const char *mangled,
 		      struct param_reader *pr, uint64_t addr, struct capture_fn **out);
 void capture_fn__free(struct capture_fn *f);
 

@@ -23,6 +23,7 @@
 #include "model/thread_slots.h"
 #include "record/collect/capture_values.h"
 #include "record/collect/collector.h"
+#include "record/collect/handoffs.h"
 #include "record/collect/idents.h"
 
 /* Stack pointers further apart than this are on different stacks (signal
@@ -53,7 +54,8 @@ struct collector {
 	uint64_t nhit;
 	struct idents *ids;
 	struct collector_names names;
-	bool causes; /* link forks to their parent's frame (collector__causes) */
+	bool causes;		   /* link forks to their parent's frame (collector__causes) */
+	struct handoffs *handoffs; /* --flow's values in flight; made at the first send */
 };
 
 int collector__new(struct frame_builder *fb, struct collector **out)
@@ -78,6 +80,7 @@ void collector__free(struct collector *c)
 		return;
 	thread_slots__clear(&c->threads);
 	idents__free(c->ids);
+	handoffs__free(c->handoffs);
 	free(c->objs);
 	free(c->hit);
 	free(c);
@@ -460,6 +463,33 @@ static int call(struct collector *c, const struct sled_call *e)
 	return handle_exit(c, t, fid, e, kind, NULL, 0);
 }
 
+/* A --flow sending call (on top of t now) passed value: the receiving
+ * call that passes it too will have this frame as cause. */
+static int flow_send(struct collector *c, struct cthread *t, uint64_t ts, uint64_t value)
+{
+	struct handoff h = { .value = value, .flow = frame_builder__new_flow(c->fb) };
+	const struct frame *top = frame_builder__top(t->fbt);
+
+	if (!value || !top || (!c->handoffs && handoffs__new(&c->handoffs)))
+		return value && top ? -ENOMEM : 0;
+	h.cause = top->id;
+	handoffs__send(c->handoffs, &h);
+	c->st.handoffs++;
+	return frame_builder__cause_point(c->fb, t->fbt, ts, h.flow, CAUSE_HANDOFF);
+}
+
+/* A --flow receiving call is about to begin with value: a send waiting
+ * with it is its cause. */
+static void flow_receive(struct collector *c, struct cthread *t, uint64_t value)
+{
+	struct handoff h;
+
+	if (!value || !c->handoffs || !handoffs__receive(c->handoffs, value, &h))
+		return;
+	frame_builder__caused(t->fbt, h.cause, h.flow, CAUSE_HANDOFF);
+	c->st.handoffs_linked++;
+}
+
 /* A call of a --capture function: its entry with the arguments, or its
  * return with the value returned (via: the call kind it stands for). */
 static int captured(struct collector *c, const struct sled_capture *e, size_t size)
@@ -482,7 +512,11 @@ static int captured(struct collector *c, const struct sled_capture *e, size_t si
 		return err;
 	if (kind == SLED_KIND_RETVAL)
 		return handle_exit(c, t, fid, call, e->via, cap, size);
+	if (cap && cap->flow_recv >= 0)
+		flow_receive(c, t, e->val[cap->flow_recv]);
 	if ((err = handle_entry(c, t, fid, call)) || !cap)
+		return err;
+	if (cap->flow_send >= 0 && (err = flow_send(c, t, e->h.ts, e->val[cap->flow_send])))
 		return err;
 	return capture_values__attach(cap, e, size, false, t->fbt);
 }

@@ -99,7 +99,7 @@ static int select_gates(const struct object_set *s, struct traced_object *o)
 
 /* --capture: the plan of each selected function a spec matches, its
  * parameters read from the object's DWARF. */
-static int plan_captures(const struct capture_set *cs, struct traced_object *o)
+static int plan_captures(struct capture_set *cs, struct traced_object *o)
 {
 	struct param_reader *pr = param_reader__open(o->elf);
 	int err = 0;

@@ -65,8 +65,8 @@ struct object_set_opts {
 	size_t nglobs;
 	const char *const *under; /* --under: the gate functions' regexes */
 	size_t nunder;
-	const struct capture_set *capture; /* --capture; NULL: none */
-	const struct budget *budget;	   /* --budget's plan; NULL: none */
+	struct capture_set *capture; /* --capture and --flow; NULL: none */
+	const struct budget *budget; /* --budget's plan; NULL: none */
 };
 
 struct object_set;
