@@ -14,6 +14,13 @@ are comes from the workspace itself: every `test/**/*.test.js` of every
 package pnpm-workspace.yaml lists.  Nothing is downloaded: pnpm and the
 headers come from scripts/bootstrap, the workspace has no dependencies.
 
+--expect-causes CAUSED=CAUSE (docs/DESIGN.md, "Causes"): the trace, read
+back through the pola export by DuckDB (tests/npm/read_parquet.mjs), gives
+every call of CAUSED (as many as the processes counted, at least one) a
+wakeup as cause, from a call of CAUSE on the main thread of CAUSED's own
+process (another thread), one CAUSE call each, every CAUSE call used:
+addon.c's work_execute runs on libuv's pool because queue_work queued it.
+
 --runs N records the workspace N times; every run must be exact (a run
 that fails is reported and the others still run: this is no retry).
 
@@ -36,7 +43,7 @@ bound for the node processes that load it later.
 
 Usage: check_pnpm.py --sledtrace S --workspace DIR --addon A --pnpm P
          [--runs N] [--follow PARENT_ADDON] [--expect-once FUNCTION]
-         [--keep-failed DIR] [-- RECORD_OPTION...]
+         [--expect-causes CAUSED=CAUSE] [--keep-failed DIR] [-- RECORD_OPTION...]
 """
 import argparse
 import glob
@@ -55,6 +62,8 @@ import check_counts  # noqa: E402
 from check_counts import CheckFailed  # noqa: E402
 
 TIMEOUT = 300
+READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "npm", "read_parquet.mjs")
+WAKEUP = 2  # pola's cause_kind
 SUMMARY_RE = re.compile(r"^(?:\S+ test: )?# (tests|pass|fail) (\d+)$")
 GAPS_RE = re.compile(r"\bcoverage_gaps=(\d+)")
 
@@ -262,7 +271,8 @@ def check_trace(sledtrace, trace, ws, counts_dir, stdout, uncounted=(), objects=
     those calls, no coverage gap and nothing else.  Functions matching a
     regex of `uncounted` are neither expected nor compared; `objects` are
     the addons' file names (without_objects).  Returns (problems, a
-    one-line summary, the counts compared: {(pid, function): calls})."""
+    one-line summary, the counts compared summed per process, as report
+    --by-process shows them: {(pid, function): calls})."""
     files = expected_test_files(ws)
     per_pid = read_counts(counts_dir)
     problems = test_summaries(stdout, len(files))
@@ -282,9 +292,58 @@ def check_trace(sledtrace, trace, ws, counts_dir, stdout, uncounted=(), objects=
     others = sorted({f for _, f in rows} - {f for _, f in want})
     if others:
         problems.append("functions in the trace that no process counted: %s" % others)
-    summary = "%d node processes, %d (process, function) counts compared" % (
+    summary = "%d node processes, %d (thread, function) counts compared" % (
         len(per_pid), len(want))
-    return problems, summary, want
+    by_process = {}
+    for pid, counts in per_pid.items():
+        for (_, f), n in expected_calls({pid: counts}, uncounted).items():
+            by_process[(pid, f)] = by_process.get((pid, f), 0) + n
+    return problems, summary, by_process
+
+
+def read_causes(sledtrace, trace, tmp, env):
+    """Every entry with a cause, from the pola export as DuckDB reads it:
+    [{fn, tid, frame, kind, cause_fn, cause_tid, cause_frame}]."""
+    pola = os.path.join(tmp, "t.pola")
+    node = shutil.which("node", path=env["PATH"])
+    for argv, what in (([sledtrace, "convert", "--to=pola", "-o", pola, trace], "convert"),
+                       ([node or "node", READER, "duckdb", pola, pola + ".symtab"],
+                        "read_parquet.mjs")):
+        status, out, err = check_counts.run(argv, 120, what)
+        if status != 0:
+            raise CheckFailed("`%s` exited %d:\n%s" % (" ".join(argv), status, err))
+    keys = ["fn", "tid", "frame", "kind", "cause_fn", "cause_tid", "cause_frame"]
+    # a name both addons define carries its object's file name (without_objects)
+    return [dict(zip(keys, r), fn=r[0].split(" [")[0], cause_fn=(r[4] or "").split(" [")[0])
+            for r in json.loads(out)["causes"]]
+
+
+def cause_problems(expect, causes, per_pid):
+    """--expect-causes CAUSED=CAUSE against the causes the trace gives:
+    (problems, how many calls of CAUSED have a cause)."""
+    caused_fn, cause_fn = expect.split("=", 1)
+    owner = {tid: pid for pid, counts in per_pid.items() for tid, f in counts
+             if f == caused_fn}
+    calls = sum(n for counts in per_pid.values() for (_, f), n in counts.items()
+                if f == caused_fn)
+    queued = sum(n for pid, counts in per_pid.items() for (tid, f), n in counts.items()
+                 if f == cause_fn and tid == pid and pid in owner.values())
+    got = [c for c in causes if c["fn"] == caused_fn]
+    problems = []
+    if not calls:
+        problems.append("no process counted a call of %s" % caused_fn)
+    if len(got) != calls:
+        problems.append("%d of the %d calls of %s have a cause" % (len(got), calls, caused_fn))
+    bad = [c for c in got if (c["kind"], c["cause_fn"]) != (WAKEUP, cause_fn)
+           or c["cause_tid"] == c["tid"] or c["cause_tid"] != owner.get(c["tid"])]
+    if bad:
+        problems.append("%d calls of %s not woken from %s on their process's main thread, "
+                        "e.g. %s" % (len(bad), caused_fn, cause_fn, bad[:3]))
+    frames = {c["cause_frame"] for c in got}
+    if len(frames) != len(got) or len(frames) != queued:
+        problems.append("%d calls of %s name %d distinct %s frames; %d %s calls were counted"
+                        % (len(got), caused_fn, len(frames), cause_fn, queued, cause_fn))
+    return problems, len(got)
 
 
 def check_run(a, tmp):
@@ -299,6 +358,11 @@ def check_run(a, tmp):
     problems, summary, _ = check_trace(
         a.sledtrace, trace, ws, counts_dir, out, excluded_patterns(a.record_options),
         {os.path.basename(p) for p in (a.addon, a.follow) if p}, launcher, a.expect_once)
+    if a.expect_causes:
+        causes = read_causes(a.sledtrace, trace, tmp, env)
+        got, caused = cause_problems(a.expect_causes, causes, read_counts(counts_dir))
+        problems += got
+        summary += "; %d calls with a cause (%s)" % (caused, a.expect_causes)
     if "-v" in a.record_options and not a.follow:
         # The first node process maps the addon at a hold; its copy is
         # bound for the later ones (record/hold/copies.h).
@@ -331,9 +395,12 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--follow", type=os.path.abspath, metavar="PARENT_ADDON")
     ap.add_argument("--expect-once", metavar="FUNCTION")
+    ap.add_argument("--expect-causes", metavar="CAUSED=CAUSE")
     ap.add_argument("--keep-failed", type=os.path.abspath, metavar="DIR")
     ap.add_argument("record_options", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    if a.expect_causes and "=" not in a.expect_causes:
+        ap.error("--expect-causes takes CAUSED=CAUSE")
     if a.record_options[:1] == ["--"]:
         a.record_options = a.record_options[1:]
     failed = 0

@@ -14,13 +14,16 @@ const os = require('node:os');
 const path = require('node:path');
 
 const addon = require(process.env.SLEDTRACE_PARENT_ADDON);
-const before = addon.counts();
+// counts() as [`<tid> <function>`, n], a {tid: n} count per thread.
+const counted = () => Object.entries(addon.counts()).flatMap(([f, n]) => (typeof n === 'object'
+  ? Object.entries(n).map(([tid, m]) => [`${tid} ${f}`, m]) : [[`${process.pid} ${f}`, n]]));
+const before = Object.fromEntries(counted());
 
 process.on('exit', () => {
-  const lines = Object.entries(addon.counts())
-    .map(([f, n]) => [f, n - (before[f] || 0)])
+  const lines = counted()
+    .map(([k, n]) => [k, n - (before[k] || 0)])
     .filter(([, n]) => n > 0)
-    .map(([f, n]) => `COUNT ${process.pid} ${f} ${n}\n`);
+    .map(([k, n]) => `COUNT ${k} ${n}\n`);
   fs.writeFileSync(path.join(process.env.SLEDTRACE_COUNTS, `${process.pid}.txt`), lines.join(''));
 });
 
