@@ -5,6 +5,8 @@
 #ifndef SLEDTRACE_BPF_CAUSES_H
 #define SLEDTRACE_BPF_CAUSES_H
 
+#include "task_state.h"
+
 /* Set by the collector before load: record --no-causes clears it. */
 const volatile bool causes_on = false;
 
@@ -14,7 +16,10 @@ const volatile bool causes_on = false;
  * `current` there is merely whom they interrupted.  The stack pointer
  * tells without reading the preempt count, which only a kernel built with
  * every symbol in kallsyms lets BPF read.  A task's stack is THREAD_SIZE
- * bytes from task->stack: 16 KiB, 32 KiB with KASAN, which bounds it. */
+ * bytes from task->stack: 16 KiB, 32 KiB with KASAN, which bounds it.
+ * An interrupt that came from user mode is the exception: it runs on the
+ * task's stack (there is nothing on it to protect), and the registers it
+ * saved there say it was one. */
 #define TASK_STACK_MAX (32u << 10)
 
 static __always_inline bool in_interrupt(void)
@@ -23,7 +28,10 @@ static __always_inline bool in_interrupt(void)
 	unsigned long base = (unsigned long)BPF_CORE_READ(task, stack);
 	volatile char here = 0;
 
-	return (unsigned long)&here < base || (unsigned long)&here >= base + TASK_STACK_MAX;
+	if ((unsigned long)&here < base || (unsigned long)&here >= base + TASK_STACK_MAX)
+		return true;
+	/* on the task's stack: an interrupt that came from user mode */
+	return ARCH_ENTERED_BY_INTERRUPT((struct pt_regs *)bpf_task_pt_regs(task));
 }
 
 /* (tgid, tid) is made to run by from (0: nobody traced), how.  The
@@ -57,6 +65,10 @@ int BPF_PROG(on_waking, struct task_struct *p)
 
 	if (no_events || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
+	if (BPF_CORE_READ(p, __state) & TASK_UNINTERRUPTIBLE) {
+		send_cause(tgid, tid, 0, SLED_CAUSE_KERNEL_WAIT);
+		return 0;
+	}
 	if (in_interrupt()) {
 		send_cause(tgid, tid, 0, SLED_CAUSE_IRQ);
 		return 0;

@@ -5,10 +5,7 @@
 #ifndef SLEDTRACE_BPF_SCHED_H
 #define SLEDTRACE_BPF_SCHED_H
 
-#define TASK_RUNNING 0x0
-#define TASK_INTERRUPTIBLE 0x1
-#define TASK_UNINTERRUPTIBLE 0x2
-#define TASK_STOPPED_OR_TRACED (0x4 | 0x8)
+#include "task_state.h"
 
 /* What prev is once off the CPU.  __state as the switch reads it: a
  * wakeup that raced the switch left it running, which is what it is. */

@@ -115,6 +115,7 @@ struct mm_struct {
 
 struct task_struct {
 	unsigned int __state;
+	void *stack; /* the task's kernel stack (bpf/causes.h) */
 	struct mm_struct *mm;
 	struct files_struct *files;
 	pid_t pid;

@@ -138,6 +138,9 @@ struct sled_switch {
 #define SLED_CAUSE_WAKE 2    /* the causing thread woke it (futex, pipe, epoll...) */
 #define SLED_CAUSE_IRQ 3     /* an interrupt woke it (a timer, I/O completion) */
 #define SLED_CAUSE_OUTSIDE 4 /* a task outside the traced processes woke it */
+/* It slept uninterruptibly (D: a page fault's lock, I/O): a wait of the
+ * kernel's, not one the program chose; its wakeup changes no cause. */
+#define SLED_CAUSE_KERNEL_WAIT 5
 
 struct sled_cause {
 	struct sled_head h; /* the thread made to run */

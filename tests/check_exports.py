@@ -190,7 +190,7 @@ def case_chrome(ctx):
     with open(path) as f:
         doc = json.load(f)
     stacks, begins, names = collections.defaultdict(list), collections.Counter(), set()
-    last_ts = {}
+    last_ts, flow_starts, flow_ends = {}, set(), []
     for ev in doc["traceEvents"]:
         key = (ev["pid"], ev["tid"])
         if ev["ph"] == "M":
@@ -205,8 +205,17 @@ def case_chrome(ctx):
         elif ev["ph"] == "E":
             if not stacks[key] or stacks[key].pop() != ev["name"]:
                 raise CheckFailed("E without a matching B on %s: %r" % (key, ev))
+        elif ev["ph"] in ("s", "f") and ev.get("cat") == "cause":
+            # a cause's flow: its start inside a slice, its end bound to the
+            # slice that begins there (docs/exports.md)
+            if not stacks[key] or (ev["ph"] == "f" and ev.get("bp") != "e"):
+                raise CheckFailed("flow event outside a slice: %r" % ev)
+            (flow_starts.add if ev["ph"] == "s" else flow_ends.append)(ev["id"])
         else:
             raise CheckFailed("unexpected phase %r" % ev)
+    if not set(flow_ends) <= flow_starts or len(set(flow_ends)) != len(flow_ends):
+        raise CheckFailed("flows end without a start, or twice: %s"
+                          % sorted(set(flow_ends) - flow_starts)[:5])
     if any(stacks.values()):
         raise CheckFailed("B events left open: %s" % dict(stacks))
     for key in last_ts:

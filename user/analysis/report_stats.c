@@ -67,7 +67,7 @@ static void put_gaps(const struct report *r, FILE *f)
 
 void report__put_stats(const struct report *r, FILE *f)
 {
-	char line[512];
+	char line[STATS_LINE_MAX];
 
 	if (r->o.format == REPORT_JSON) {
 		fputs("\"stats\":{", f);

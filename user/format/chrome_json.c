@@ -202,13 +202,13 @@ static int cj_enter(void *ctx, const struct trace_thread *th, const struct frame
 }
 
 static int cj_cause(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		    uint32_t depth, uint64_t ts, uint64_t flow, enum frame_cause kind)
+		    uint32_t depth, const struct cause_point *cp)
 {
 	struct chrome_json *cj = ctx;
 
 	(void)stack;
 	(void)depth;
-	flow_event(cj, th, 's', ts, flow, kind);
+	flow_event(cj, th, 's', cp->ts, cp->flow, cp->kind);
 	return ferror(cj->f) ? -EIO : 0;
 }
 
@@ -245,7 +245,7 @@ static int cj_stats(void *ctx, const struct trace_stats *st)
 static int cj_finish(void *ctx)
 {
 	struct chrome_json *cj = ctx;
-	char line[512];
+	char line[STATS_LINE_MAX];
 
 	stats_line__format(&cj->st, line, sizeof(line));
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tracer\":\"sledtrace\",\"stats\":",

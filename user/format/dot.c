@@ -105,7 +105,7 @@ static void put_ns(FILE *f, uint64_t ns)
 
 static void emit(const struct dot *d, const struct calltree *ct, FILE *f)
 {
-	char line[512];
+	char line[STATS_LINE_MAX];
 
 	stats_line__format(calltree__stats(ct), line, sizeof(line));
 	fprintf(f,

@@ -149,7 +149,7 @@ static void frame(struct fl *l, uint32_t i, double height)
 static void emit(struct fl *l, unsigned width)
 {
 	double height = TOP + BOTTOM + (double)(l->maxdepth + 1) * ROW;
-	char line[512];
+	char line[STATS_LINE_MAX];
 
 	l->scale = l->incl[0] ? (double)(width - 2 * PAD) / (double)l->incl[0] : 0;
 	fprintf(l->f,

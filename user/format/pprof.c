@@ -79,7 +79,7 @@ static void header(struct pp *p)
 {
 	const struct trace_stats *st = calltree__stats(p->ct);
 	uint64_t first, last;
-	char line[512], times[64];
+	char line[STATS_LINE_MAX], times[64];
 
 	str(p, ""); /* string_table[0] must be "" */
 	value_type(p, P_SAMPLE_TYPE, "calls", "count");

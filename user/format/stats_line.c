@@ -7,6 +7,10 @@
 #include "format/stats_line.h"
 #include "model/trace_stats.h"
 
+/* 32 bytes a field: its name (under 24) and " =", 20 digits at most. */
+_Static_assert(sizeof(struct trace_stats) / sizeof(uint64_t) * 48 < STATS_LINE_MAX,
+	       "STATS_LINE_MAX holds every field");
+
 void stats_line__format(const struct trace_stats *st, char *buf, size_t len)
 {
 	size_t n = 0;

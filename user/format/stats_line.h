@@ -10,6 +10,9 @@
 
 #include "model/frames.h"
 
+/* Room for the whole line: every field at 20 digits with its name, and
+ * room for the fields to come (a static assert in stats_line.c holds it). */
+#define STATS_LINE_MAX 2048
 /* "events=N ringbuf_drops=N ..." (every field, in a fixed order). */
 void stats_line__format(const struct trace_stats *st, char *buf, size_t len);
 /* Events lost before they became frames: ring buffer drops and exits with

@@ -217,7 +217,7 @@ static int parent_of(struct calltree *ct, const struct ct_thread *t, const struc
 		     const struct frame *stack, uint32_t depth, uint32_t *parent)
 {
 	*parent = depth > 1 ? t->node[depth - 2] : ci->root;
-	if (!ct->stitch || !stack[depth - 1].cause)
+	if (!ct->stitch || !stitch__follows(stack, depth - 1))
 		return 0;
 	return stitched_node(ct, stack[depth - 1].cause, 0, parent);
 }

@@ -136,7 +136,7 @@ static int ff_leave(void *ctx, const struct trace_thread *th, const struct frame
  * Otherwise only the point is not drawn: the frame it caused still names
  * its cause. */
 static int ff_cause(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		    uint32_t depth, uint64_t ts, uint64_t flow, enum frame_cause kind)
+		    uint32_t depth, const struct cause_point *cp)
 {
 	struct frame_filter *f = ctx;
 	struct ff_thread *t = thread_of(f, th);
@@ -145,7 +145,7 @@ static int ff_cause(void *ctx, const struct trace_thread *th, const struct frame
 		return -ENOMEM;
 	if (!f->down.ops->cause || t->committed < pending_top(f, depth) || t->nheld)
 		return 0;
-	return f->down.ops->cause(f->down.ctx, th, stack, depth, ts, flow, kind);
+	return f->down.ops->cause(f->down.ctx, th, stack, depth, cp);
 }
 
 /* Passed on at once unless a frame is pending; then held until it is

@@ -194,7 +194,7 @@ static int store_thread(struct frame_builder *fb, struct fb_thread *t)
 	if ((err = join_process(fb, t)) ||
 	    (err = u64map__put(&fb->live, thread_key(t->th.pid, t->th.tid), fb->nthreads + 1)))
 		return err;
-	t->th.index = t->uid = fb->nthreads;
+	t->th.index = t->th.uid = t->uid = fb->nthreads;
 	fb->threads[fb->nthreads++] = t;
 	return 0;
 }
@@ -308,9 +308,17 @@ enum frame_cause frame_cause__parse(const char *name)
 	return CAUSE_NONE;
 }
 
+uint32_t frame_builder__depth_of(const struct fb_thread *t, uint64_t id)
+{
+	for (uint32_t d = t->depth; d > 0; d--)
+		if (t->stack[d - 1].id == id)
+			return d;
+	return 0;
+}
+
 void frame_builder__set_uid(struct fb_thread *t, uint32_t uid)
 {
-	t->uid = uid;
+	t->uid = t->th.uid = uid;
 }
 
 void frame_builder__caused(struct fb_thread *t, uint64_t cause, uint64_t flow,
@@ -331,16 +339,18 @@ void frame_builder__uncaused(struct fb_thread *t)
 	frame_builder__caused(t, 0, 0, CAUSE_NONE);
 }
 
-int frame_builder__cause_point(struct frame_builder *fb, struct fb_thread *from, uint64_t ts,
-			       uint64_t flow, enum frame_cause kind)
+int frame_builder__cause_point(struct frame_builder *fb, struct fb_thread *from,
+			       const struct cause_point *cp)
 {
+	struct cause_point at = *cp;
+	uint32_t depth = at.at_depth && at.at_depth < from->depth ? at.at_depth : from->depth;
+
 	if (!from->depth || !fb->sink.ops->cause)
 		return 0;
-	if (ts < from->last_ts)
-		ts = from->last_ts; /* as switches: two CPUs' clocks may disagree */
-	from->last_ts = ts;
-	return fb->sink.ops->cause(fb->sink.ctx, &from->th, from->stack, from->depth, ts, flow,
-				   kind);
+	if (at.ts < from->last_ts)
+		at.ts = from->last_ts; /* as switches: two CPUs' clocks may disagree */
+	from->last_ts = at.ts;
+	return fb->sink.ops->cause(fb->sink.ctx, &from->th, from->stack, depth, &at);
 }
 
 uint64_t frame_builder__new_flow(struct frame_builder *fb)
@@ -359,7 +369,12 @@ int frame_builder__cause(struct frame_builder *fb, struct fb_thread *from, struc
 		return 0;
 	}
 	frame_builder__caused(to, from->stack[from->depth - 1].id, flow, kind);
-	err = frame_builder__cause_point(fb, from, ts, flow, kind);
+	err = frame_builder__cause_point(fb, from,
+					 &(struct cause_point){ .ts = ts,
+								.flow = flow,
+								.kind = kind,
+								.to_known = true,
+								.to_uid = to->uid });
 	return err ? err : 1;
 }
 

@@ -62,6 +62,9 @@ struct trace_thread {
 	const char *cmdline;	  /* may be NULL */
 	uint32_t index;		  /* dense, 0-based, one per thread lifetime */
 	uint32_t process_index;	  /* dense, 0-based, one per process lifetime */
+	/* What frame ids and causes name it by (FRAME_ID): its index when
+	 * recorded, the recording's index when a trace is read back. */
+	uint32_t uid;
 };
 
 /* How a frame ended.  Only RETURNED and TAIL are measured exits; the rest
@@ -142,6 +145,20 @@ extern const char *const thread_state_names[THREAD_NSTATES];
 /* The state named name, or -1. */
 int thread_state__parse(const char *name);
 
+/* Where a cause happened (frame_sink_ops.cause). */
+struct cause_point {
+	uint64_t ts;
+	uint64_t flow; /* the caused frame's flow, unique in the trace */
+	enum frame_cause kind;
+	/* the thread made to run, by its uid (trace_thread), when known: a
+	 * spawn or wakeup; not a hand-off */
+	bool to_known;
+	uint32_t to_uid;
+	/* the causing frame's depth on its thread (1: the outermost); 0: the
+	 * innermost open frame, as for spawns and wakeups */
+	uint32_t at_depth;
+};
+
 struct frame_sink_ops {
 	int (*function)(void *ctx, const struct trace_function *fn);
 	int (*thread)(void *ctx, const struct trace_thread *th);
@@ -175,12 +192,12 @@ struct frame_sink_ops {
 	 * probe_exit_ns).  A sink without it is handed nothing early.
 	 * Optional. */
 	int (*probe_cost)(void *ctx, const struct comp_cost *cost);
-	/* At ts, inside stack[depth - 1] (the cause) on th, something made
-	 * another thread run: that thread's next frame will carry the cause's
-	 * id and flow (struct frame).  Between th's enter and leave calls in
-	 * time order.  Optional. */
+	/* Inside stack[depth - 1] (the cause) on th, something made another
+	 * thread run (struct cause_point): that thread's next frame will
+	 * carry the cause's id and flow (struct frame).  Between th's enter
+	 * and leave calls in time order.  Optional. */
 	int (*cause)(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		     uint32_t depth, uint64_t ts, uint64_t flow, enum frame_cause kind);
+		     uint32_t depth, const struct cause_point *cp);
 };
 
 struct frame_sink {
@@ -219,6 +236,8 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
 int frame_builder__value(struct fb_thread *t, const char *name, enum value_kind kind, uint64_t raw,
 			 const char *text);
 uint32_t frame_builder__depth(const struct fb_thread *t);
+/* The depth (1: outermost) of t's open frame with that id, 0 when none. */
+uint32_t frame_builder__depth_of(const struct fb_thread *t, uint64_t id);
 const struct frame *frame_builder__top(const struct fb_thread *t); /* NULL if empty */
 /* The i-th open frame from the bottom (0 is the outermost), or NULL. */
 const struct frame *frame_builder__frame(const struct fb_thread *t, uint32_t i);
@@ -246,8 +265,8 @@ int frame_builder__cause(struct frame_builder *fb, struct fb_thread *from, struc
 uint64_t frame_builder__new_flow(struct frame_builder *fb);
 /* A reader's halves of it: the point where a cause happened on from
  * (told to the sink), and the cause t's next frame has. */
-int frame_builder__cause_point(struct frame_builder *fb, struct fb_thread *from, uint64_t ts,
-			       uint64_t flow, enum frame_cause kind);
+int frame_builder__cause_point(struct frame_builder *fb, struct fb_thread *from,
+			       const struct cause_point *cp);
 void frame_builder__caused(struct fb_thread *t, uint64_t cause, uint64_t flow,
 			   enum frame_cause kind);
 /* The kind of cause t's next frame has now (CAUSE_NONE: none). */

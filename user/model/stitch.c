@@ -56,25 +56,33 @@ static struct stitch_link *add_link(struct stitch *s, uint64_t frame_id)
 	return &s->links[s->n++];
 }
 
+bool stitch__follows(const struct frame *stack, uint32_t i)
+{
+	if (!stack[i].cause)
+		return false;
+	for (uint32_t j = 0; stack[i].cause_kind == CAUSE_WAKEUP && j < i; j++)
+		if (stack[j].cause_kind == CAUSE_HANDOFF)
+			return false;
+	return true;
+}
+
 /* stack[depth - 1] caused something: its link, once per frame. */
 static int st_cause(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		    uint32_t depth, uint64_t ts, uint64_t flow, enum frame_cause kind)
+		    uint32_t depth, const struct cause_point *cp)
 {
 	struct stitch *s = ctx;
 	struct stitch_link *l;
 	uint32_t from = depth - 1;
 
-	(void)ts;
-	(void)flow;
-	(void)kind;
+	(void)cp;
 	if (stitch__link(s, stack[depth - 1].id))
 		return 0;
-	while (from > 0 && !stack[from].cause)
+	while (from > 0 && !stitch__follows(stack, from))
 		from--;
 	if (!(l = add_link(s, stack[depth - 1].id)) ||
 	    !(l->fids = malloc((depth - from) * sizeof(*l->fids))))
 		return -ENOMEM;
-	l->cause = stack[from].cause;
+	l->cause = stitch__follows(stack, from) ? stack[from].cause : 0;
 	l->thread = th->index;
 	l->n = depth - from;
 	for (uint32_t i = from; i < depth; i++)

@@ -14,6 +14,7 @@
 #ifndef SLEDTRACE_STITCH_H
 #define SLEDTRACE_STITCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model/frames.h"
@@ -26,6 +27,12 @@ struct stitch_link {
 };
 
 struct stitch;
+
+/* Whether stack[i] is drawn under its cause.  A wakeup inside a frame a
+ * hand-off caused is not: the hand-off names the very job, and a worker
+ * woken while it runs (a latch, a lock) does not make the job's rest
+ * another's. */
+bool stitch__follows(const struct frame *stack, uint32_t i);
 
 int stitch__new(struct stitch **out);
 void stitch__free(struct stitch *s);

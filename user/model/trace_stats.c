@@ -26,6 +26,7 @@ const struct trace_stat_field trace_stat_fields[] = {
 	F(wakeups_linked),
 	F(wakeups_from_interrupts),
 	F(wakeups_from_outside),
+	F(wakeups_uninterruptible),
 	F(spawns_linked),
 	F(handoffs),
 	F(handoffs_linked),

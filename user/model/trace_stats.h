@@ -36,6 +36,9 @@ struct trace_stats {
 	uint64_t wakeups_linked;
 	uint64_t wakeups_from_interrupts;
 	uint64_t wakeups_from_outside;
+	/* of those, from an uninterruptible sleep (a lock of the kernel's, I/O):
+	 * they leave the woken thread's cause as it was */
+	uint64_t wakeups_uninterruptible;
 	uint64_t spawns_linked; /* threads and processes whose creator had a frame open */
 	/* record --flow: calls that sent a value, and calls that received one
 	 * a send was waiting with (they have that send as cause) */

@@ -26,6 +26,7 @@ struct capture_spec {
 	size_t n;
 	/* a --flow side: its role, the spec it came from, what it matched */
 	int8_t flow_send, flow_recv;
+	bool by_stack;
 	const char *flow;
 	size_t matched;
 	char *bad; /* a function whose DWARF has no integer argument there */
@@ -149,8 +150,12 @@ static int parse_spec(const char *spec, struct capture_spec *cs, char *err, size
 	return ret;
 }
 
-/* rayon's jobs: filled in below once verified on a build. */
-static const char *const rayon_flows[] = { NULL };
+/* rayon's jobs live on the stack of the frame that made them (join's
+ * second half, an injected job), and every job runs through its
+ * Job::execute(this), whose `this` is the job: stolen or injected, the
+ * pushing frame is the owner of that stack memory (rayon 1.6, verified on
+ * a build with sleds in every crate; push itself is inlined away). */
+static const char *const rayon_flows[] = { "stack=as rayon_core::job::Job>::execute$:1", NULL };
 
 const char *const *capture_known_flows(const char *name)
 {
@@ -160,6 +165,8 @@ const char *const *capture_known_flows(const char *name)
 /* SEND:N=RECV:M: the '=' right after the sending side's ":N". */
 static const char *flow_split(const char *flow)
 {
+	if (!strncmp(flow, "stack=", 6))
+		return flow + 5;
 	for (const char *p = strchr(flow, '='); p; p = strchr(p + 1, '='))
 		if (p - flow >= 2 && p[-1] >= '1' && p[-1] <= '9' && p[-2] == ':')
 			return p;
@@ -198,6 +205,12 @@ static int parse_flow(const char *flow, struct capture_spec *two, char *err, siz
 	if (!eq) {
 		snprintf(err, errlen, "--flow '%s': not SEND_REGEX:N=RECV_REGEX:M", flow);
 		return -EINVAL;
+	}
+	/* "stack=RECV:M": no sending side, two[0] stays empty */
+	if (!strncmp(flow, "stack=", 6) && eq == flow + 5) {
+		ret = parse_side(flow, eq + 1, false, &two[1], err, errlen);
+		two[1].by_stack = true;
+		return ret;
 	}
 	if (!(send = strndup(flow, (size_t)(eq - flow))))
 		return -ENOMEM;
@@ -353,7 +366,7 @@ int capture_set__check_flows(const struct capture_set *cs, char *err, size_t err
 		const struct capture_spec *s = &cs->specs[i];
 		bool send = s->flow_send >= 0;
 
-		if (!s->flow)
+		if (!s->flow || !s->f)
 			continue;
 		if (s->bad) {
 			snprintf(err, errlen,
@@ -377,6 +390,12 @@ static void check_flow_arg(struct capture_spec *s, const char *name, const struc
 	uint8_t reg = (uint8_t)(s->flow_send >= 0 ? s->flow_send : s->flow_recv);
 
 	s->matched++;
+	/* an aggregate by value (Rust's 16-byte pairs) may fill registers the
+	 * reader does not place: after one, nothing can be said */
+	for (size_t i = 0; ps->found && i < ps->nargs; i++)
+		if (ps->args[i].reg < 0 && ps->args[i].why &&
+		    strcmp(ps->args[i].why, "floating-point"))
+			return;
 	if (ps->found && !param_in(ps, reg) && !s->bad)
 		s->bad = strdup(name);
 }
@@ -391,7 +410,7 @@ int capture_set__plan(struct capture_set *cs, const char *name, const char *mang
 
 	*out = NULL;
 	for (size_t i = 0; i < cs->n; i++) {
-		if (!filter__match(cs->specs[i].f, name, mangled))
+		if (!cs->specs[i].f || !filter__match(cs->specs[i].f, name, mangled))
 			continue;
 		if (!(f = calloc(1, sizeof(*f))))
 			return -ENOMEM;
@@ -400,6 +419,7 @@ int capture_set__plan(struct capture_set *cs, const char *name, const char *mang
 			check_flow_arg(&cs->specs[i], name, &ps);
 		f->flow_send = cs->specs[i].flow_send;
 		f->flow_recv = cs->specs[i].flow_recv;
+		f->flow_by_stack = cs->specs[i].by_stack;
 		if (!err)
 			err = cs->specs[i].automatic ? add_auto(f, &ps)
 						     : add_listed(f, &cs->specs[i], &ps);

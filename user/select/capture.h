@@ -20,8 +20,11 @@
  * record --flow=SEND:N=RECV:M (docs/DESIGN.md, "Causes") is a pair of such
  * specs, SEND:N/x and RECV:M/x, that also give the functions a role: a
  * call of a SEND function whose argument N equals a later RECV call's
- * argument M causes that call (a hand-off).  Flows come before the
- * --capture specs, so a function in both is a flow's. */
+ * argument M causes that call (a hand-off).  SEND may be the word
+ * `stack`: a RECV call whose argument M points into the stack of another
+ * thread is caused by that thread's open frame whose stack holds the
+ * address (a job built on its pusher's stack, as rayon's are).  Flows come
+ * before the --capture specs, so a function in both is a flow's. */
 #ifndef SLEDTRACE_CAPTURE_H
 #define SLEDTRACE_CAPTURE_H
 
@@ -52,6 +55,7 @@ struct capture_fn {
 	struct sled_capture_spec entry_spec, ret_spec;
 	/* --flow: the register whose value it sends or receives, or -1 */
 	int8_t flow_send, flow_recv;
+	bool flow_by_stack; /* a receiver whose value is an address on a stack */
 };
 
 struct capture_set;

@@ -430,14 +430,24 @@ static int cause_event(struct perfetto_interp *r, const Perfetto__Protos__TrackE
 		       uint64_t uuid, uint64_t ts)
 {
 	enum frame_cause kind = te->name ? frame_cause__parse(te->name) : CAUSE_NONE;
+	uint64_t woken = perfetto_args__uint(te, PERFETTO_WOKEN_ARG);
 	struct fb_thread *t;
 	int err;
 
 	if (kind == CAUSE_NONE || !te->n_flow_ids)
 		return 0;
+	struct cause_point cp = { .ts = ts, .flow = te->flow_ids[0], .kind = kind };
+
 	if ((err = track_thread(r, uuid, &t)) || !t)
 		return err;
-	return frame_builder__cause_point(r->fb, t, ts, te->flow_ids[0], kind);
+	/* the causing frame, when not the innermost one (a stack hand-off) */
+	cp.at_depth = frame_builder__depth_of(t, perfetto_args__uint(te, PERFETTO_CAUSE_ARG));
+	/* by the writer's index: its track may not have been read yet */
+	if (PERFETTO_IS_THREAD_UUID(woken)) {
+		cp.to_known = true;
+		cp.to_uid = PERFETTO_THREAD_INDEX_OF(woken);
+	}
+	return frame_builder__cause_point(r->fb, t, &cp);
 }
 
 static int track_event(struct perfetto_interp *r, struct pr_seq *s,

@@ -38,12 +38,16 @@
 
 /* Causes (model/frames.h): where a thread made another run, an INSTANT
  * on its thread track named for the kind (frame_cause_names) with one
- * flow id; the frame it caused begins with that id among its
+ * flow id and the causing frame's id (PERFETTO_CAUSE_ARG: an open frame,
+ * not always the innermost); the frame it caused begins with that id among its
  * terminating_flow_ids and these two debug annotations: the causing
  * frame's id (FRAME_ID, the writer's thread index as uid: thread tracks'
  * uuids carry it) and the kind's name. */
 #define PERFETTO_CAUSE_ARG "cause"
 #define PERFETTO_CAUSE_KIND_ARG "cause_kind"
+/* On the INSTANT of a spawn or wakeup: the track uuid of the thread made to
+ * run (report --critical-path follows wakeups back through it). */
+#define PERFETTO_WOKEN_ARG "woken"
 #define PERFETTO_THREAD_INDEX_OF(uuid) ((uint32_t)(uuid))
 #define PERFETTO_IS_THREAD_UUID(uuid) ((uuid) >> 32 == 2)
 

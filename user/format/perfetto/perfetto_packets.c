@@ -312,12 +312,13 @@ void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t probe_calls, 
 	b->len = (size_t)(pbuf__put_close(m, p) - b->p);
 }
 
-void pkt_cause(struct pbuf *b, uint32_t seq, enum frame_cause kind, uint64_t flow, uint64_t delta)
+void pkt_cause(struct pbuf *b, uint32_t seq, const struct cause_point *cp, uint64_t cause,
+	       uint64_t delta)
 {
-	const char *name = frame_cause_names[kind];
+	const char *name = frame_cause_names[cp->kind];
 	uint8_t *p, *m, *te;
 
-	if (pbuf__reserve(b, HOT_ROOM + strlen(name) + 16))
+	if (pbuf__reserve(b, HOT_ROOM + strlen(name) + CAUSE_ROOM))
 		return;
 	p = pbuf__put_open(b->p + b->len, 1, &m);
 	p = pbuf__put_uint(p, TP_SEQ_ID, seq);
@@ -325,7 +326,10 @@ void pkt_cause(struct pbuf *b, uint32_t seq, enum frame_cause kind, uint64_t flo
 	p = pbuf__put_open(p, TP_TRACK_EVENT, &te);
 	p = pbuf__put_uint(p, TE_TYPE, TYPE_INSTANT);
 	p = pbuf__put_bytes(p, TE_NAME, name, strlen(name));
-	p = put_fixed64(p, TE_FLOW_IDS, flow);
+	p = put_annotation_uint(p, PERFETTO_CAUSE_ARG, cause);
+	if (cp->to_known)
+		p = put_annotation_uint(p, PERFETTO_WOKEN_ARG, PERFETTO_THREAD_UUID(cp->to_uid));
+	p = put_fixed64(p, TE_FLOW_IDS, cp->flow);
 	p = pbuf__put_close(te, p);
 	p = pbuf__put_uint(p, TP_TIMESTAMP, delta);
 	b->len = (size_t)(pbuf__put_close(m, p) - b->p);

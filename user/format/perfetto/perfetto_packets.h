@@ -56,8 +56,10 @@ void pkt_identity(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_f
 void pkt_begin(struct pbuf *b, uint32_t seq, uint32_t fid, const struct pkt_func *f, bool intern,
 	       uint64_t delta, const struct frame *caused);
 /* A cause on the thread's track (an INSTANT named for its kind, starting
- * flow), delta after the previous event. */
-void pkt_cause(struct pbuf *b, uint32_t seq, enum frame_cause kind, uint64_t flow, uint64_t delta);
+ * its flow, with the causing frame's id and the track of the thread made
+ * to run when known), delta after the previous event. */
+void pkt_cause(struct pbuf *b, uint32_t seq, const struct cause_point *cp, uint64_t cause,
+	       uint64_t delta);
 /* probe_calls: the traced calls the slice holds below it (0: none, and no
  * annotation): each cost its probes, inside the slice's duration. */
 void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t probe_calls, uint64_t delta);

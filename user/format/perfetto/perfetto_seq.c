@@ -268,12 +268,11 @@ int pw_seq_begin(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, const stru
 	return pw_seq_appended(q, s, before);
 }
 
-int pw_seq_cause(struct pw_seqs *q, struct pw_seq *s, uint64_t ts, uint64_t flow,
-		 enum frame_cause kind)
+int pw_seq_cause(struct pw_seqs *q, struct pw_seq *s, const struct cause_point *cp, uint64_t cause)
 {
 	size_t before = s->pending.len;
 
-	pkt_cause(&s->pending, s->seq_id, kind, flow, advance(s, ts));
+	pkt_cause(&s->pending, s->seq_id, cp, cause, advance(s, cp->ts));
 	return pw_seq_appended(q, s, before);
 }
 

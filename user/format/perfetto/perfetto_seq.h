@@ -87,8 +87,7 @@ static inline bool pw_seq_knows(const struct pw_seq *s, uint32_t fid)
 int pw_seq_begin(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, const struct frame *fr,
 		 const struct pkt_func *f, const struct pkt_object *objs);
 /* A cause at ts on s's thread (pkt_cause). */
-int pw_seq_cause(struct pw_seqs *q, struct pw_seq *s, uint64_t ts, uint64_t flow,
-		 enum frame_cause kind);
+int pw_seq_cause(struct pw_seqs *q, struct pw_seq *s, const struct cause_point *cp, uint64_t cause);
 /* values: the frame's captured values (record --capture), or NULL.  The
  * slice at depth ends: its END says how many traced calls it held. */
 int pw_seq_end(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, uint64_t ts, bool inferred,

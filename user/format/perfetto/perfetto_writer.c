@@ -156,20 +156,18 @@ static int pw_enter(void *ctx, const struct trace_thread *th, const struct frame
 }
 
 static int pw_cause(void *ctx, const struct trace_thread *th, const struct frame *stack,
-		    uint32_t depth, uint64_t ts, uint64_t flow, enum frame_cause kind)
+		    uint32_t depth, const struct cause_point *cp)
 {
 	struct perfetto_writer *w = ctx;
 	struct pw_seq *s;
 
-	(void)stack;
-	(void)depth;
 	if (w->q.err)
 		return w->q.err;
-	if (ts > w->max_ts)
-		w->max_ts = ts;
-	if (!(s = pw_seq_ready(&w->q, th, ts)))
+	if (cp->ts > w->max_ts)
+		w->max_ts = cp->ts;
+	if (!(s = pw_seq_ready(&w->q, th, cp->ts)))
 		return w->q.err;
-	return pw_seq_cause(&w->q, s, ts, flow, kind);
+	return pw_seq_cause(&w->q, s, cp, stack[depth - 1].id);
 }
 
 static int add_elided(struct perfetto_writer *w, const struct trace_thread *th, uint32_t fid,

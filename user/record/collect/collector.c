@@ -20,43 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/thread_slots.h"
 #include "record/collect/capture_values.h"
-#include "record/collect/collector.h"
-#include "record/collect/handoffs.h"
-#include "record/collect/idents.h"
-
-/* Stack pointers further apart than this are on different stacks (signal
- * alternate stack, coroutine): no inference across them. */
-#define SAME_STACK_SPAN (256ull << 20)
-#define TAIL_PENDING 8
-
-struct tail_pending {
-	uint64_t sp;
-	uint64_t owed; /* chained returns still to come at sp */
-};
-
-/* The collector's own per-thread state, in the builder thread's slot. */
-struct cthread {
-	struct fb_thread *fbt;
-	struct tail_pending pend[TAIL_PENDING];
-	unsigned npend;
-};
-
-struct collector {
-	struct frame_builder *fb;
-	struct collector_object *objs;
-	uint32_t nobjs;
-	struct thread_slots threads; /* struct cthread by thread index */
-	struct trace_stats st;
-	uint8_t *hit; /* one bit per trace function id */
-	uint32_t nfids;
-	uint64_t nhit;
-	struct idents *ids;
-	struct collector_names names;
-	bool causes;		   /* link forks to their parent's frame (collector__causes) */
-	struct handoffs *handoffs; /* --flow's values in flight; made at the first send */
-};
+#include "record/collect/collector_int.h"
 
 int collector__new(struct frame_builder *fb, struct collector **out)
 {
@@ -80,7 +45,7 @@ void collector__free(struct collector *c)
 		return;
 	thread_slots__clear(&c->threads);
 	idents__free(c->ids);
-	handoffs__free(c->handoffs);
+	causes__free(c);
 	free(c->objs);
 	free(c->hit);
 	free(c);
@@ -199,22 +164,21 @@ int collector__seed(struct collector *c, uint32_t tgid)
 	return err;
 }
 
-/* The live thread's state, or NULL when (tgid, tid) has none. */
-static struct cthread *find_thread(struct collector *c, uint32_t tgid, uint32_t tid)
+struct cthread *collector__find(struct collector *c, uint32_t tgid, uint32_t tid)
 {
 	struct fb_thread *fbt = frame_builder__find(c->fb, tgid, tid);
 
 	return fbt ? thread_slots__peek(&c->threads, frame_builder__info(fbt)->index) : NULL;
 }
 
-static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct cthread **out)
+int collector__thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct cthread **out)
 {
 	char tbuf[64], pbuf[64], cbuf[1024];
 	const char *tname, *pname, *cmdline;
 	struct fb_thread *fbt;
 	int err;
 
-	if ((*out = find_thread(c, tgid, tid)))
+	if ((*out = collector__find(c, tgid, tid)))
 		return 0;
 	tname = name_of(c, idents__thread_name(c->ids, tgid, tid), "/proc/%u/task/%u/comm", tgid,
 			tid, tbuf, sizeof(tbuf), false);
@@ -230,6 +194,7 @@ static int thread_for(struct collector *c, uint32_t tgid, uint32_t tid, struct c
 	if (!(*out = thread_slots__get(&c->threads, frame_builder__info(fbt))))
 		return -ENOMEM;
 	(*out)->fbt = fbt;
+	causes__met(c, *out);
 	return 0;
 }
 
@@ -340,7 +305,7 @@ static int handle_exit(struct collector *c, struct cthread *t, uint32_t fid,
  * new program that gets a thread (track, names) of its own. */
 static int retire(struct collector *c, uint32_t tgid, uint32_t tid, uint64_t ts)
 {
-	struct cthread *t = find_thread(c, tgid, tid);
+	struct cthread *t = collector__find(c, tgid, tid);
 	struct fb_thread *fbt;
 
 	if (!t)
@@ -358,7 +323,7 @@ static int retire(struct collector *c, uint32_t tgid, uint32_t tid, uint64_t ts)
 static int fork_child(struct collector *c, const struct sled_fork *e)
 {
 	uint32_t ptgid = e->parent_tgid, ptid = e->parent_tid, depth;
-	struct cthread *parent = find_thread(c, ptgid, ptid), *child;
+	struct cthread *parent = collector__find(c, ptgid, ptid), *child;
 	int err = idents__inherit(c->ids, e->h.tgid, ptgid);
 
 	if (!err && parent && e->parent_sp)
@@ -369,10 +334,10 @@ static int fork_child(struct collector *c, const struct sled_fork *e)
 		return 0;
 	err = retire(c, e->h.tgid, e->h.tid, e->h.ts);
 	if (!err)
-		err = thread_for(c, e->h.tgid, e->h.tid, &child);
+		err = collector__thread_for(c, e->h.tgid, e->h.tid, &child);
 	if (err)
 		return err;
-	parent = find_thread(c, ptgid, ptid); /* thread_for may move threads */
+	parent = collector__find(c, ptgid, ptid); /* thread_for may move threads */
 	for (uint32_t i = 0; !err && parent && i < depth; i++) {
 		const struct frame *f = frame_builder__frame(parent->fbt, i);
 
@@ -388,44 +353,6 @@ static int fork_child(struct collector *c, const struct sled_fork *e)
 	return err;
 }
 
-/* (from_tgid, from_tid) made the head's thread run: its next frame has the
- * causing thread's innermost frame as cause, if it had one open; a wakeup
- * by nothing traced leaves the next frame without one.  A new thread's or
- * process's first frame is its spawn's, whatever woke it before it ran
- * one: a lock its start took, or the hold that resumed a forked child. */
-static int caused(struct collector *c, const struct sled_cause *e)
-{
-	struct cthread *from = NULL, *to;
-	bool wake = e->how != SLED_CAUSE_SPAWN;
-	int err;
-
-	c->st.wakeups += wake;
-	c->st.wakeups_from_interrupts += e->how == SLED_CAUSE_IRQ;
-	c->st.wakeups_from_outside += e->how == SLED_CAUSE_OUTSIDE;
-	to = find_thread(c, e->h.tgid, e->h.tid);
-	if (wake && to && frame_builder__pending(to->fbt) == CAUSE_SPAWN)
-		return 0;
-	if (e->how == SLED_CAUSE_SPAWN || e->how == SLED_CAUSE_WAKE)
-		from = find_thread(c, e->from_tgid, e->from_tid);
-	if (!from || !frame_builder__depth(from->fbt)) {
-		if (to)
-			frame_builder__uncaused(to->fbt);
-		return 0;
-	}
-	if ((err = thread_for(c, e->h.tgid, e->h.tid, &to)))
-		return err;
-	from = find_thread(c, e->from_tgid, e->from_tid); /* thread_for may move threads */
-	err = frame_builder__cause(c->fb, from->fbt, to->fbt, e->h.ts,
-				   wake ? CAUSE_WAKEUP : CAUSE_SPAWN);
-	if (err <= 0)
-		return err;
-	if (wake)
-		c->st.wakeups_linked++;
-	else
-		c->st.spawns_linked++;
-	return 0;
-}
-
 /* The thread is gone: what it left open ends with it, and nothing of its
  * stack may pair with the frames of a later thread that reuses the tid. */
 static int thread_exit(struct collector *c, const struct sled_thread_exit *e)
@@ -433,6 +360,7 @@ static int thread_exit(struct collector *c, const struct sled_thread_exit *e)
 	int err = retire(c, e->h.tgid, e->h.tid, e->h.ts);
 
 	idents__gone(c->ids, e->h.tgid, e->h.tid, e->process_ended);
+	causes__gone(c, e->h.tgid, e->h.tid);
 	return err;
 }
 
@@ -453,7 +381,7 @@ static int call(struct collector *c, const struct sled_call *e)
 	if (obj >= c->nobjs || fn == 0 || fn > c->objs[obj].nfuncs)
 		return 0; /* not a cookie of ours: nothing to rebuild */
 	fid = c->objs[obj].fid_base + fn;
-	err = thread_for(c, e->h.tgid, e->h.tid, &t);
+	err = collector__thread_for(c, e->h.tgid, e->h.tid, &t);
 	if (!err)
 		err = frame_builder__resume(c->fb, t->fbt, e->h.ts);
 	if (err)
@@ -461,33 +389,6 @@ static int call(struct collector *c, const struct sled_call *e)
 	if (kind == SLED_KIND_ENTRY)
 		return handle_entry(c, t, fid, e);
 	return handle_exit(c, t, fid, e, kind, NULL, 0);
-}
-
-/* A --flow sending call (on top of t now) passed value: the receiving
- * call that passes it too will have this frame as cause. */
-static int flow_send(struct collector *c, struct cthread *t, uint64_t ts, uint64_t value)
-{
-	struct handoff h = { .value = value, .flow = frame_builder__new_flow(c->fb) };
-	const struct frame *top = frame_builder__top(t->fbt);
-
-	if (!value || !top || (!c->handoffs && handoffs__new(&c->handoffs)))
-		return value && top ? -ENOMEM : 0;
-	h.cause = top->id;
-	handoffs__send(c->handoffs, &h);
-	c->st.handoffs++;
-	return frame_builder__cause_point(c->fb, t->fbt, ts, h.flow, CAUSE_HANDOFF);
-}
-
-/* A --flow receiving call is about to begin with value: a send waiting
- * with it is its cause. */
-static void flow_receive(struct collector *c, struct cthread *t, uint64_t value)
-{
-	struct handoff h;
-
-	if (!value || !c->handoffs || !handoffs__receive(c->handoffs, value, &h))
-		return;
-	frame_builder__caused(t->fbt, h.cause, h.flow, CAUSE_HANDOFF);
-	c->st.handoffs_linked++;
 }
 
 /* A call of a --capture function: its entry with the arguments, or its
@@ -507,16 +408,16 @@ static int captured(struct collector *c, const struct sled_capture *e, size_t si
 		return 0;
 	fid = c->objs[obj].fid_base + fn;
 	cap = c->objs[obj].capture ? c->objs[obj].capture[fn] : NULL;
-	if ((err = thread_for(c, e->h.tgid, e->h.tid, &t)) ||
+	if ((err = collector__thread_for(c, e->h.tgid, e->h.tid, &t)) ||
 	    (err = frame_builder__resume(c->fb, t->fbt, e->h.ts)))
 		return err;
 	if (kind == SLED_KIND_RETVAL)
 		return handle_exit(c, t, fid, call, e->via, cap, size);
-	if (cap && cap->flow_recv >= 0)
-		flow_receive(c, t, e->val[cap->flow_recv]);
+	if (cap && (err = causes__receive(c, t, e, cap)))
+		return err;
 	if ((err = handle_entry(c, t, fid, call)) || !cap)
 		return err;
-	if (cap->flow_send >= 0 && (err = flow_send(c, t, e->h.ts, e->val[cap->flow_send])))
+	if ((err = causes__send(c, t, e, cap)))
 		return err;
 	return capture_values__attach(cap, e, size, false, t->fbt);
 }
@@ -541,7 +442,7 @@ int collector__held_back(struct collector *c, const struct sled_call *entries, u
 
 	for (uint32_t i = 0; i < n && !err; i++)
 		err = call(c, &entries[i]);
-	if (err || !n || !(t = find_thread(c, entries[0].h.tgid, entries[0].h.tid)))
+	if (err || !n || !(t = collector__find(c, entries[0].h.tgid, entries[0].h.tid)))
 		return err;
 	frame_builder__seen(t->fbt, last_ts);
 	return 0;
@@ -602,7 +503,7 @@ int collector__event(struct collector *c, const void *rec, size_t size)
 	case SLED_KIND_SWITCH:
 		return switched(c, rec);
 	case SLED_KIND_CAUSE:
-		return caused(c, rec);
+		return causes__record(c, rec);
 	default:
 		return 0; /* MAPPED is the hold's (mappings.h); unknown kinds are skipped */
 	}
