@@ -30,6 +30,13 @@ pola export by DuckDB (the self-join a user writes) and the Chrome export.
             recorded with --flow=rayon: stitched, every work() call the
             fixture counted sits under caller(), and without --stitch none
             does (they ran on the pool's threads).
+  waiter    (--waiter FIXTURE: tests/fixtures/waiter.c) report
+            --critical-path=wait_result: main sleeps in wait_result until the
+            other thread's produce (30 ms of CPU it times itself) and finish
+            wake it.  The parts add up to the call's duration exactly, the
+            largest is produce on the producer's thread, within 10% of the
+            CPU time the fixture measured.  Bad uses: exit 2 (or 1 when no
+            call matches), one line.
 Python 3 standard library and node (tests/npm/read_parquet.mjs).
 """
 
@@ -251,6 +258,38 @@ def check_rayon(st, fixture, tmp, runs):
                    % (i, " stitched" if stitch else "", under, calls, want))
 
 
+def check_waiter(st, fixture, tmp):
+    trace = os.path.join(tmp, "waiter.pftrace")
+    out = run([st, "record", "--quiet", "-o", trace, "--", fixture])
+    produced = int(re.search(r"^PRODUCE_NS (\d+)$", out, re.M).group(1))
+    _, tids = counts_of(out)
+    doc = json.loads(run([st, "report", "--critical-path=^wait_result$", "--format=json",
+                          trace]))
+    parts = doc["parts"]
+    expect(doc["function"] == "wait_result" and doc["calls"] == 1 and
+           doc["tid"] == tids["wait_result"][0], "critical path of %s" % doc)
+    expect(sum(p["ns"] for p in parts) == doc["duration_ns"],
+           "parts add up to %d, the call lasted %d" % (sum(p["ns"] for p in parts),
+                                                       doc["duration_ns"]))
+    top = parts[0]
+    expect((top["what"], top["tid"]) == ("produce", tids["produce"][0]) and
+           abs(top["ns"] - produced) <= produced // 10,
+           "largest part %s, produce ran %d ns (its own clock)" % (top, produced))
+    for argv, code in ((["--critical-path=wait_result", "--by-thread", trace], 2),
+                       (["--critical-path=(", trace], 2),
+                       (["--critical-path=no_such_function", trace], 1)):
+        p = subprocess.run([st, "report"] + argv, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        expect(p.returncode == code and len(p.stderr.splitlines()) == 1 and not p.stdout,
+               "report %s: exit %d, %r" % (" ".join(argv), p.returncode, p.stderr))
+    with open(trace) as f:
+        p = subprocess.run([st, "report", "--critical-path=wait_result", "-"], stdin=f,
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    expect(p.returncode == 2 and len(p.stderr.splitlines()) == 1,
+           "report --critical-path from standard input: exit %d, %r" % (p.returncode,
+                                                                        p.stderr))
+
+
 def check_outwake(st, fixture, tmp):
     fifo = os.path.join(tmp, "fifo")
     os.mkfifo(fifo)
@@ -291,6 +330,7 @@ def main():
     ap.add_argument("--outwake")
     ap.add_argument("--handoff")
     ap.add_argument("--rayon")
+    ap.add_argument("--waiter")
     ap.add_argument("--runs", type=int, default=10)
     a = ap.parse_args()
     try:
@@ -308,11 +348,15 @@ def main():
             if a.outwake:
                 check_outwake(a.sledtrace, a.outwake, tmp)
                 print("ok: a wakeup from outside the trace leaves the next frame without cause")
+            if a.waiter:
+                for _ in range(a.runs):
+                    check_waiter(a.sledtrace, a.waiter, tmp)
+                print("ok: the critical path of wait_result is the other thread's produce")
             if a.rayon:
                 check_rayon(a.sledtrace, a.rayon, tmp, a.runs)
                 print("ok: %d runs of rayon's par_iter, every work() under caller() when "
                       "stitched" % a.runs)
-            if not (a.pool or a.handoff or a.outwake or a.rayon):
+            if not (a.pool or a.handoff or a.outwake or a.rayon or a.waiter):
                 raise CheckFailed("nothing to check")
     except (CheckFailed, subprocess.TimeoutExpired, KeyError, ValueError) as e:
         print("FAIL: %s" % e, file=sys.stderr)

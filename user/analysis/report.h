@@ -44,6 +44,9 @@ struct report_opts {
 	uint32_t width;	      /* table: columns to fit (names elided); 0: no limit */
 	enum report_times times;
 	bool edges; /* keep caller -> callee edges without --callers/--callees (diff) */
+	/* print the critical path of the slowest call of a function matching
+	 * this regex instead (analysis/critical_path.h) */
+	const char *critical_path;
 };
 
 /* "raw" or "compensated", as every output names them. */

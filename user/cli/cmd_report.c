@@ -5,9 +5,11 @@
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "analysis/critical_path.h"
 #include "analysis/report.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -38,6 +40,10 @@ static const struct cli_option options[] = {
 		   "print the direct callers of the function named FN, with call counts"),
 	CLI_STRING(0, "callees", S, callees, "FN", "none",
 		   "print the functions FN calls directly, with call counts"),
+	CLI_STRING(0, "critical-path", S, critical_path, "REGEX", "none",
+		   "for the slowest call of a function matching REGEX, what its time went to on "
+		   "every thread it waited on: the frames that ran, the waits for a CPU, and the "
+		   "wakeups that ended its sleeps (followed back to their wakers); table or json"),
 	CLI_ENUM(0, "format", S, format, format_names, "FORMAT", "table",
 		 "an aligned table fitted to the terminal, tab- or comma-separated values, or "
 		 "JSON (schemas: docs/exports.md)"),
@@ -66,6 +72,21 @@ static int check(void *set, char *err, size_t errlen)
 			 "--by-process or --function");
 		return -1;
 	}
+	if (o->critical_path &&
+	    (o->callers || o->callees || o->by_thread || o->by_process || o->function || o->top ||
+	     (o->format != REPORT_TABLE && o->format != REPORT_JSON))) {
+		snprintf(err, errlen,
+			 "--critical-path prints one call's path: no --callers, --callees, "
+			 "--by-thread, --by-process, --function or --top; --format table or json");
+		return -1;
+	}
+	if (o->critical_path) {
+		if (regcomp(&re, o->critical_path, REG_EXTENDED | REG_NOSUB)) {
+			snprintf(err, errlen, "bad --critical-path regex '%s'", o->critical_path);
+			return -1;
+		}
+		regfree(&re);
+	}
 	if (o->function) {
 		if (regcomp(&re, o->function, REG_EXTENDED | REG_NOSUB)) {
 			snprintf(err, errlen, "bad --function regex '%s'", o->function);
@@ -87,6 +108,25 @@ static uint32_t term_width(void)
 	return env && atoi(env) > 0 ? (uint32_t)atoi(env) : 0;
 }
 
+/* The trace is read twice: a file, not standard input. */
+static int critical_path(const S *o, const char *trace)
+{
+	char err[512];
+	int rc;
+
+	if (!strcmp(trace, "-")) {
+		fprintf(stderr,
+			"sledtrace: report: --critical-path needs a TRACE file, not "
+			"standard input\n");
+		return EXIT_USAGE;
+	}
+	rc = critical_path__report(trace, o->critical_path, o->format == REPORT_JSON, stdout, err,
+				   sizeof(err));
+	if (rc)
+		fprintf(stderr, "sledtrace: %s\n", err);
+	return rc ? EXIT_FAILURE_RUN : EXIT_OK;
+}
+
 static int run(void *set, char **operands, int noperands)
 {
 	S *o = set;
@@ -96,6 +136,8 @@ static int run(void *set, char **operands, int noperands)
 	int rc;
 
 	(void)noperands;
+	if (o->critical_path)
+		return critical_path(o, operands[0]);
 	o->width = o->format == REPORT_TABLE ? term_width() : 0;
 	if (report__new(o, &r)) {
 		fprintf(stderr, "sledtrace: out of memory\n");

@@ -66,8 +66,7 @@ static int early_grow(struct causes_early *e)
 	return 0;
 }
 
-static int early_put(struct collector *c, uint32_t tgid, uint32_t tid,
-		     const struct early_cause *ec)
+static int early_put(struct collector *c, uint32_t tgid, uint32_t tid, const struct early_cause *ec)
 {
 	struct early_cause *at = early_find(c, tgid, tid);
 	struct causes_early *e;
@@ -136,10 +135,12 @@ static enum frame_cause pending(struct collector *c, const struct sled_head *h,
 static int cause_early(struct collector *c, struct cthread *from, const struct sled_head *h,
 		       enum frame_cause kind)
 {
-	struct cause_point cp = { .ts = h->ts, .flow = frame_builder__new_flow(c->fb), .kind = kind };
-	struct early_cause ec = {
-		.cause = frame_builder__top(from->fbt)->id, .flow = cp.flow, .kind = kind
-	};
+	struct cause_point cp = { .ts = h->ts,
+				  .flow = frame_builder__new_flow(c->fb),
+				  .kind = kind };
+	struct early_cause ec = { .cause = frame_builder__top(from->fbt)->id,
+				  .flow = cp.flow,
+				  .kind = kind };
 	int err = early_put(c, h->tgid, h->tid, &ec);
 
 	return err ? err : frame_builder__cause_point(c->fb, from->fbt, &cp);
@@ -207,7 +208,8 @@ static int flow_send(struct collector *c, struct cthread *t, uint64_t ts, uint64
 	handoffs__send(c->handoffs, &h);
 	c->st.handoffs++;
 	return frame_builder__cause_point(
-		c->fb, t->fbt, &(struct cause_point){ .ts = ts, .flow = h.flow, .kind = CAUSE_HANDOFF });
+		c->fb, t->fbt,
+		&(struct cause_point){ .ts = ts, .flow = h.flow, .kind = CAUSE_HANDOFF });
 }
 
 /* A --flow receiving call is about to begin with value: a send waiting

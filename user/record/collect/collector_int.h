@@ -38,8 +38,8 @@ struct collector {
 	uint64_t nhit;
 	struct idents *ids;
 	struct collector_names names;
-	bool causes;		   /* link forks to their parent's frame (collector__causes) */
-	struct handoffs *handoffs; /* --flow's values in flight; made at the first send */
+	bool causes;		    /* link forks to their parent's frame (collector__causes) */
+	struct handoffs *handoffs;  /* --flow's values in flight; made at the first send */
 	struct causes_early *early; /* causes of threads not met yet (causes.c) */
 };
 
