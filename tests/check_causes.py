@@ -147,7 +147,22 @@ def check_pool_run(st, fixture, tmp, i):
            "stats: %s" % {k: v for k, v in stats.items() if "wake" in k or "spawn" in k})
     check_flows(causes, flows, main_tid, total["work_item"])
     check_stitched(st, trace, total)
+    if i == 0:
+        check_each_path(st, trace, total["work_item"])
     return len(work)
+
+
+def check_each_path(st, trace, n):
+    """--critical-path-calls beyond the calls: every call's path, slowest
+    first, each adding up to its duration."""
+    docs = [json.loads(ln) for ln in run([st, "report", "--critical-path=^work_item$",
+                                           "--critical-path-calls=1000", "--format=json",
+                                           trace]).splitlines()]
+    expect(len(docs) == n and [d["rank"] for d in docs] == list(range(1, n + 1)) and
+           all(a["duration_ns"] >= b["duration_ns"] for a, b in zip(docs, docs[1:])) and
+           all(sum(p["ns"] for p in d["parts"]) == d["duration_ns"] for d in docs),
+           "critical paths of each work_item: %d of %d, or out of order, or not adding up"
+           % (len(docs), n))
 
 
 def folded(st, trace, *extra):

@@ -53,15 +53,22 @@ struct part {
 	uint64_t ns;
 };
 
+struct call {
+	uint64_t b, e, dur;
+	uint32_t uid, fid;
+};
+
 struct cp {
 	regex_t re;
 	char **names; /* by fid */
 	bool *match;
 	uint32_t nfns;
-	/* the first read: the slowest call */
-	uint64_t calls, best, b, e;
-	uint32_t best_uid, best_fid;
-	/* the second: the window */
+	/* the first read: the slowest calls, slowest first */
+	uint64_t calls;
+	struct call *top;
+	size_t ntop, want;
+	/* the second: the window that holds them all */
+	uint64_t b, e;
 	struct cp_thread *th; /* by uid */
 	uint32_t nth;
 	struct wake *wakes;
@@ -119,17 +126,18 @@ static int find_leave(void *ctx, const struct trace_thread *th, const struct fra
 	struct cp *c = ctx;
 	const struct frame *f = &stack[depth - 1];
 	uint64_t dur = end_ns > f->begin_ns ? end_ns - f->begin_ns : 0;
+	size_t i;
 
 	(void)how;
 	if (f->fid >= c->nfns || !c->match[f->fid])
 		return 0;
-	if (!c->calls++ || dur > c->best) {
-		c->best = dur;
-		c->b = f->begin_ns;
-		c->e = end_ns;
-		c->best_uid = th->uid;
-		c->best_fid = f->fid;
-	}
+	c->calls++;
+	if (c->ntop == c->want && dur <= c->top[c->ntop - 1].dur)
+		return 0;
+	i = c->ntop < c->want ? c->ntop++ : c->ntop - 1;
+	for (; i > 0 && c->top[i - 1].dur < dur; i--)
+		c->top[i] = c->top[i - 1];
+	c->top[i] = (struct call){ f->begin_ns, end_ns, dur, th->uid, f->fid };
 	return 0;
 }
 
@@ -162,8 +170,7 @@ static struct cp_thread *note(struct cp *c, const struct trace_thread *th)
 }
 
 /* A change at ts of what th has: before the window it is the start's. */
-static int change(struct cp *c, const struct trace_thread *th, uint64_t ts, uint32_t v,
-		  bool state)
+static int change(struct cp *c, const struct trace_thread *th, uint64_t ts, uint32_t v, bool state)
 {
 	struct cp_thread *t = note(c, th);
 	struct changes *l;
@@ -193,12 +200,10 @@ static int win_leave(void *ctx, const struct trace_thread *th, const struct fram
 		     uint32_t depth, uint64_t end_ns, enum frame_end how)
 {
 	(void)how;
-	return change(ctx, th, end_ns, depth > 1 ? stack[depth - 2].fid : WHAT_NO_FRAME,
-		      false);
+	return change(ctx, th, end_ns, depth > 1 ? stack[depth - 2].fid : WHAT_NO_FRAME, false);
 }
 
-static int win_sched(void *ctx, const struct trace_thread *th, uint64_t ts,
-		     enum thread_state state)
+static int win_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum thread_state state)
 {
 	return change(ctx, th, ts, (uint32_t)state, true);
 }
@@ -329,17 +334,18 @@ static const char *what_name(const struct cp *c, uint32_t what)
 	}
 }
 
-static void print(const struct cp *c, bool json, FILE *out)
+static void print(const struct cp *c, const struct call *k, size_t rank, bool json, FILE *out)
 {
-	const struct cp_thread *t = &c->th[c->best_uid];
-	double d = c->best ? (double)c->best : 1;
+	const struct cp_thread *t = &c->th[k->uid];
+	double d = k->dur ? (double)k->dur : 1;
 
 	if (json) {
 		fprintf(out, "{\"function\":");
-		text_out__json(out, c->names[c->best_fid]);
-		fprintf(out, ",\"calls\":%" PRIu64 ",\"tid\":%u,\"begin_ns\":%" PRIu64
-			     ",\"duration_ns\":%" PRIu64 ",\"parts\":[",
-			c->calls, t->tid, c->b, c->best);
+		text_out__json(out, c->names[k->fid]);
+		fprintf(out,
+			",\"calls\":%" PRIu64 ",\"rank\":%zu,\"tid\":%u,\"begin_ns\":%" PRIu64
+			",\"duration_ns\":%" PRIu64 ",\"parts\":[",
+			c->calls, rank + 1, t->tid, k->b, k->dur);
 		for (size_t i = 0; i < c->nparts; i++) {
 			fprintf(out, "%s{\"tid\":%u,\"thread\":", i ? "," : "",
 				c->th[c->parts[i].uid].tid);
@@ -351,8 +357,9 @@ static void print(const struct cp *c, bool json, FILE *out)
 		fprintf(out, "]}\n");
 		return;
 	}
-	fprintf(out, "critical path of %s: the slowest of %" PRIu64 " calls, %.3f ms on %s (%u)\n",
-		c->names[c->best_fid], c->calls, (double)c->best / 1e6, t->name, t->tid);
+	fprintf(out, "%scritical path of %s: the %s of %" PRIu64 " calls, %.3f ms on %s (%u)\n",
+		rank ? "\n" : "", c->names[k->fid], rank ? "next slowest" : "slowest", c->calls,
+		(double)k->dur / 1e6, t->name, t->tid);
 	fprintf(out, "%12s %7s  %-24s %s\n", "TIME_MS", "SHARE", "THREAD", "WHAT");
 	for (size_t i = 0; i < c->nparts; i++) {
 		const struct part *p = &c->parts[i];
@@ -362,6 +369,20 @@ static void print(const struct cp *c, bool json, FILE *out)
 		fprintf(out, "%12.3f %6.1f%%  %-24s %s\n", (double)p->ns / 1e6, 100.0 * p->ns / d,
 			who, what_name(c, p->what));
 	}
+}
+
+/* The path of call k, printed. */
+static int path_of(struct cp *c, const struct call *k, size_t rank, bool json, FILE *out)
+{
+	c->nparts = 0;
+	u64map__clear(&c->part_idx);
+	if (k->uid < c->nth)
+		walk(c, k->uid, k->b, k->e, 0);
+	if (c->err)
+		return c->err;
+	qsort(c->parts, c->nparts, sizeof(*c->parts), by_time);
+	print(c, k, rank, json, out);
+	return ferror(out) ? -EIO : 0;
 }
 
 static void cp_free(struct cp *c)
@@ -378,19 +399,23 @@ static void cp_free(struct cp *c)
 	free(c->th);
 	free(c->wakes);
 	free(c->parts);
+	free(c->top);
 	u64map__clear(&c->part_idx);
 	regfree(&c->re);
 }
 
 static const struct frame_sink_ops find_ops = { .function = cp_function, .leave = find_leave };
 static const struct frame_sink_ops window_ops = {
-	.enter = win_enter, .leave = win_leave, .sched = win_sched, .cause = win_cause,
+	.enter = win_enter,
+	.leave = win_leave,
+	.sched = win_sched,
+	.cause = win_cause,
 };
 
-int critical_path__report(const char *path, const char *regex, int json, FILE *out, char *err,
-			  size_t errlen)
+int critical_path__report(const char *path, const char *regex, size_t ncalls, int json, FILE *out,
+			  char *err, size_t errlen)
 {
-	struct cp c = { 0 };
+	struct cp c = { .want = ncalls ? ncalls : 1 };
 	struct frame_sink sink = { &find_ops, &c };
 	int ret;
 
@@ -398,23 +423,29 @@ int critical_path__report(const char *path, const char *regex, int json, FILE *o
 		snprintf(err, errlen, "bad --critical-path regex '%s'", regex);
 		return -EINVAL;
 	}
-	ret = perfetto_reader__read(path, &sink, err, errlen);
+	if (!(c.top = calloc(c.want, sizeof(*c.top))))
+		ret = -ENOMEM;
+	else
+		ret = perfetto_reader__read(path, &sink, err, errlen);
 	if (!ret && !c.calls) {
 		snprintf(err, errlen, "%s: no call of a function matching '%s'", path, regex);
 		ret = -ENOENT;
 	}
+	for (size_t i = 0; !ret && i < c.ntop; i++) {
+		if (!i || c.top[i].b < c.b)
+			c.b = c.top[i].b;
+		if (c.top[i].e > c.e)
+			c.e = c.top[i].e;
+	}
 	sink.ops = &window_ops;
 	if (!ret)
 		ret = perfetto_reader__read(path, &sink, err, errlen);
-	if (!ret && c.best_uid < c.nth) {
-		walk(&c, c.best_uid, c.b, c.e, 0);
-		if (!(ret = c.err)) {
-			qsort(c.parts, c.nparts, sizeof(*c.parts), by_time);
-			print(&c, json, out);
-		}
-	}
+	for (size_t i = 0; !ret && i < c.ntop; i++)
+		ret = path_of(&c, &c.top[i], i, json, out);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
+	else if (ret == -EIO)
+		snprintf(err, errlen, "cannot write output");
 	cp_free(&c);
 	return ret;
 }

@@ -14,12 +14,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Reads the trace at path twice (it must be a file) and prints the path
- * of the slowest call of a function matching regex to out, a row per
- * (thread, what) with its time and share, largest first; json: as one
- * JSON object.  0, or a negative errno with one line in err (-ENOENT: no
- * call matches; -EINVAL: a bad regex). */
-int critical_path__report(const char *path, const char *regex, int json, FILE *out, char *err,
-			  size_t errlen);
+/* Reads the trace at path twice (it must be a file) and prints the paths
+ * of the ncalls slowest calls of functions matching regex to out, slowest
+ * first, each a row per (thread, what) with its time and share, largest
+ * first; json: a JSON object per call, a line each.  The second read keeps
+ * what happened between the first of those calls' start and the last's
+ * end.  0, or a negative errno with one line in err (-ENOENT: no call
+ * matches; -EINVAL: a bad regex). */
+int critical_path__report(const char *path, const char *regex, size_t ncalls, int json, FILE *out,
+			  char *err, size_t errlen);
 
 #endif

@@ -47,6 +47,7 @@ struct report_opts {
 	/* print the critical path of the slowest call of a function matching
 	 * this regex instead (analysis/critical_path.h) */
 	const char *critical_path;
+	uint32_t critical_calls; /* the slowest this many calls' paths; 0: 1 */
 };
 
 /* "raw" or "compensated", as every output names them. */

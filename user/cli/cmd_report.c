@@ -44,6 +44,9 @@ static const struct cli_option options[] = {
 		   "for the slowest call of a function matching REGEX, what its time went to on "
 		   "every thread it waited on: the frames that ran, the waits for a CPU, and the "
 		   "wakeups that ended its sleeps (followed back to their wakers); table or json"),
+	CLI_UINT(0, "critical-path-calls", S, critical_calls, "N", "1", 1, 10000,
+		 "with --critical-path: the paths of the N slowest calls, slowest first (N "
+		 "larger than the calls: each call)"),
 	CLI_ENUM(0, "format", S, format, format_names, "FORMAT", "table",
 		 "an aligned table fitted to the terminal, tab- or comma-separated values, or "
 		 "JSON (schemas: docs/exports.md)"),
@@ -78,6 +81,10 @@ static int check(void *set, char *err, size_t errlen)
 		snprintf(err, errlen,
 			 "--critical-path prints one call's path: no --callers, --callees, "
 			 "--by-thread, --by-process, --function or --top; --format table or json");
+		return -1;
+	}
+	if (o->critical_calls && !o->critical_path) {
+		snprintf(err, errlen, "--critical-path-calls is for --critical-path");
 		return -1;
 	}
 	if (o->critical_path) {
@@ -120,8 +127,8 @@ static int critical_path(const S *o, const char *trace)
 			"standard input\n");
 		return EXIT_USAGE;
 	}
-	rc = critical_path__report(trace, o->critical_path, o->format == REPORT_JSON, stdout, err,
-				   sizeof(err));
+	rc = critical_path__report(trace, o->critical_path, o->critical_calls,
+				   o->format == REPORT_JSON, stdout, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "sledtrace: %s\n", err);
 	return rc ? EXIT_FAILURE_RUN : EXIT_OK;
