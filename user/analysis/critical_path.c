@@ -14,6 +14,7 @@
 #include "analysis/critical_path.h"
 #include "format/perfetto/perfetto_reader.h"
 #include "format/text_out.h"
+#include "util/grow.h"
 #include "util/u64map.h"
 
 /* What a part of the path is when it is no function. */
@@ -78,20 +79,6 @@ struct cp {
 	size_t nparts, capp;
 	int err;
 };
-
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? *cap * 2 : 64;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	if (!(p = realloc(*v, c * size)))
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
 
 static int cp_function(void *ctx, const struct trace_function *fn)
 {
@@ -184,7 +171,7 @@ static int change(struct cp *c, const struct trace_thread *th, uint64_t ts, uint
 	if (ts >= c->e)
 		return 0;
 	l = state ? &t->states : &t->fids;
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+	if (grow__room((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
 		return -ENOMEM;
 	l->v[l->n++] = (struct change){ ts, v };
 	return 0;
@@ -219,7 +206,7 @@ static int win_cause(void *ctx, const struct trace_thread *th, const struct fram
 		return 0;
 	if (!note(c, th))
 		return -ENOMEM;
-	if (grow((void **)&c->wakes, &c->capw, c->nwakes, sizeof(*c->wakes)))
+	if (grow__room((void **)&c->wakes, &c->capw, c->nwakes, sizeof(*c->wakes)))
 		return -ENOMEM;
 	c->wakes[c->nwakes++] = (struct wake){ cp->ts, th->uid, cp->to_uid };
 	return 0;
@@ -232,7 +219,7 @@ static void add(struct cp *c, uint32_t uid, uint32_t what, uint64_t ns)
 	if (!ns || c->err)
 		return;
 	if (!u64map__get(&c->part_idx, key, &i)) {
-		if (grow((void **)&c->parts, &c->capp, c->nparts, sizeof(*c->parts)) ||
+		if (grow__room((void **)&c->parts, &c->capp, c->nparts, sizeof(*c->parts)) ||
 		    u64map__put(&c->part_idx, key, c->nparts + 1)) {
 			c->err = -ENOMEM;
 			return;

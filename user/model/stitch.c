@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/stitch.h"
+#include "util/grow.h"
 #include "util/u64map.h"
 
 struct stitch {
@@ -41,16 +42,8 @@ const struct stitch_link *stitch__link(const struct stitch *s, uint64_t frame_id
 
 static struct stitch_link *add_link(struct stitch *s, uint64_t frame_id)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct stitch_link *v = realloc(s->links, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->links = v;
-		s->cap = cap;
-	}
-	if (u64map__put(&s->by_id, frame_id, s->n + 1))
+	if (grow__room((void **)&s->links, &s->cap, s->n, sizeof(*s->links)) ||
+	    u64map__put(&s->by_id, frame_id, s->n + 1))
 		return NULL;
 	s->links[s->n] = (struct stitch_link){ 0 };
 	return &s->links[s->n++];

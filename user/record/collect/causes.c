@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "record/collect/collector_int.h"
+#include "util/grow.h"
 #include "util/u64map.h"
 
 struct early_cause {
@@ -23,8 +24,8 @@ struct causes_early {
 	struct u64map idx; /* key -> slot + 1, 0: none */
 	struct early_cause *slot;
 	size_t n, cap;
-	size_t *free;
-	size_t nfree;
+	size_t *free; /* room for every slot */
+	size_t nfree, fcap;
 };
 
 static uint64_t key_of(uint32_t tgid, uint32_t tid)
@@ -50,22 +51,6 @@ static void early_drop(struct collector *c, struct early_cause *ec)
 	e->free[e->nfree++] = (size_t)(ec - e->slot);
 }
 
-static int early_grow(struct causes_early *e)
-{
-	size_t cap = e->cap ? e->cap * 2 : 64;
-	struct early_cause *s = realloc(e->slot, cap * sizeof(*s));
-	size_t *f;
-
-	if (!s)
-		return -ENOMEM;
-	e->slot = s;
-	if (!(f = realloc(e->free, cap * sizeof(*f))))
-		return -ENOMEM;
-	e->free = f;
-	e->cap = cap;
-	return 0;
-}
-
 static int early_put(struct collector *c, uint32_t tgid, uint32_t tid, const struct early_cause *ec)
 {
 	struct early_cause *at = early_find(c, tgid, tid);
@@ -77,7 +62,9 @@ static int early_put(struct collector *c, uint32_t tgid, uint32_t tid, const str
 		return -ENOMEM;
 	e = c->early;
 	if (!at) {
-		if (!e->nfree && e->n == e->cap && (err = early_grow(e)))
+		if (!e->nfree &&
+		    ((err = grow__room((void **)&e->slot, &e->cap, e->n, sizeof(*e->slot))) ||
+		     (err = grow__room((void **)&e->free, &e->fcap, e->n, sizeof(*e->free)))))
 			return err;
 		i = e->nfree ? e->free[--e->nfree] : e->n++;
 		if ((err = u64map__put(&e->idx, key_of(tgid, tid), i + 1)))
