@@ -34,8 +34,8 @@ pola export by DuckDB (the self-join a user writes) and the Chrome export.
             --critical-path=wait_result: main sleeps in wait_result until the
             other thread's produce (30 ms of CPU it times itself) and finish
             wake it.  The parts add up to the call's duration exactly, the
-            largest is produce on the producer's thread, within 10% of the
-            CPU time the fixture measured.  Bad uses: exit 2 (or 1 when no
+            largest function part is produce on the producer's thread,
+            within 10% of the CPU time the fixture measured.  Bad uses: exit 2 (or 1 when no
             call matches), one line.
 Python 3 standard library and node (tests/npm/read_parquet.mjs).
 """
@@ -286,10 +286,13 @@ def check_waiter(st, fixture, tmp):
     expect(sum(p["ns"] for p in parts) == doc["duration_ns"],
            "parts add up to %d, the call lasted %d" % (sum(p["ns"] for p in parts),
                                                        doc["duration_ns"]))
-    top = parts[0]
-    expect((top["what"], top["tid"]) == ("produce", tids["produce"][0]) and
+    # on a busy machine the producer may wait for a CPU longer than it ran:
+    # produce's part is its running time, wherever it ranks
+    funcs = [p for p in parts if not p["what"].startswith("(")]
+    top = funcs[0] if funcs else {}
+    expect((top.get("what"), top.get("tid")) == ("produce", tids["produce"][0]) and
            abs(top["ns"] - produced) <= produced // 10,
-           "largest part %s, produce ran %d ns (its own clock)" % (top, produced))
+           "largest function part %s, produce ran %d ns (its own clock)" % (top, produced))
     for argv, code in ((["--critical-path=wait_result", "--by-thread", trace], 2),
                        (["--critical-path=(", trace], 2),
                        (["--critical-path=no_such_function", trace], 1)):
