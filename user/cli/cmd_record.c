@@ -103,11 +103,12 @@ static const struct cli_option options[] = {
 		 "take the arguments and return values of the functions matching SPEC's regex: "
 		 "REGEX alone takes what DWARF types say, REGEX:1,2/s,ret/d chooses registers "
 		 "and formats (d u x b s S, d/u/x with a width like d32)"),
-	CLI_LIST(0, "flow", S, flows, "SEND:N=RECV:M",
-		 "hand-offs between threads: a call of a function matching SEND whose argument N "
-		 "equals the argument M of a later call of one matching RECV causes that call "
-		 "(a job pointer pushed by one thread and run by another; docs/DESIGN.md, "
-		 "\"Causes\"); 'rayon' names rayon's own"),
+	CLI_LIST(0, "flow", S, flows, "SPEC",
+		 "hand-offs between threads, SPEC being SEND:N=RECV:M: a call of a function "
+		 "matching SEND whose argument N equals the argument M of a later call of one "
+		 "matching RECV causes that call (a job pointer pushed by one thread and run by "
+		 "another); SEND 'stack': RECV's argument points into the stack of the frame "
+		 "that made it; 'rayon' names rayon's own (docs/DESIGN.md, \"Causes\")"),
 	CLI_STRING(0, "budget", S, budget, "PCT", "none: probe every selected function",
 		   "real times: probe only the selected functions whose calls cost at most PCT of "
 		   "the program's own time (like 5%), leaving the most called unprobed so their "
