@@ -37,6 +37,11 @@ pola export by DuckDB (the self-join a user writes) and the Chrome export.
             largest function part is produce on the producer's thread,
             within 10% of the CPU time the fixture measured.  Bad uses: exit 2 (or 1 when no
             call matches), one line.
+  forker    (--forker FIXTURE --exec-target FIXTURE: tests/fixtures/forker.c)
+            a forked child's first own frame is caused by the frame that
+            forked it (spawner), and so is the first frame of the program a
+            vforked child execs (vspawner): stitched, all of that program's
+            calls sit under main;vspawner.
 Python 3 standard library and node (tests/npm/read_parquet.mjs).
 """
 
@@ -308,6 +313,20 @@ def check_waiter(st, fixture, tmp):
                                                                         p.stderr))
 
 
+def check_forker(st, fixture, target, tmp):
+    trace = os.path.join(tmp, "forker.pftrace")
+    run([st, "record", "--quiet", "-o", trace, "--", fixture, target])
+    causes, _, _ = read_back(st, trace, tmp)
+    got = sorted((c["fn"], c["kind"], c["cause_fn"]) for c in causes)
+    name = os.path.basename(target)
+    expect(got == sorted([("c_work", SPAWN, "spawner"), ("main [%s]" % name, SPAWN, "vspawner")]),
+           "forker causes: %s" % got)
+    paths = folded(st, trace, "--stitch")
+    bad = [p for p in paths if "[%s]" % name in p and not p.startswith("main;vspawner;")]
+    expect(not bad and any("[%s]" % name in p for p in paths),
+           "stitched: the exec'd program's calls not under main;vspawner: %s" % bad[:3])
+
+
 def check_outwake(st, fixture, tmp):
     fifo = os.path.join(tmp, "fifo")
     os.mkfifo(fifo)
@@ -349,6 +368,8 @@ def main():
     ap.add_argument("--handoff")
     ap.add_argument("--rayon")
     ap.add_argument("--waiter")
+    ap.add_argument("--forker")
+    ap.add_argument("--exec-target")
     ap.add_argument("--runs", type=int, default=10)
     a = ap.parse_args()
     try:
@@ -370,11 +391,15 @@ def main():
                 for _ in range(a.runs):
                     check_waiter(a.sledtrace, a.waiter, tmp)
                 print("ok: the critical path of wait_result is the other thread's produce")
+            if a.forker:
+                check_forker(a.sledtrace, a.forker, a.exec_target, tmp)
+                print("ok: a fork and an exec after a vfork are caused by the frames that "
+                      "made them")
             if a.rayon:
                 check_rayon(a.sledtrace, a.rayon, tmp, a.runs)
                 print("ok: %d runs of rayon's par_iter, every work() under caller() when "
                       "stitched" % a.runs)
-            if not (a.pool or a.handoff or a.outwake or a.rayon or a.waiter):
+            if not (a.pool or a.handoff or a.outwake or a.rayon or a.waiter or a.forker):
                 raise CheckFailed("nothing to check")
     except (CheckFailed, subprocess.TimeoutExpired, KeyError, ValueError) as e:
         print("FAIL: %s" % e, file=sys.stderr)

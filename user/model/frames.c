@@ -334,6 +334,12 @@ enum frame_cause frame_builder__pending(const struct fb_thread *t)
 	return t->cause_kind;
 }
 
+void frame_builder__pending_cause(const struct fb_thread *t, uint64_t *cause, uint64_t *flow)
+{
+	*cause = t->cause;
+	*flow = t->flow;
+}
+
 void frame_builder__uncaused(struct fb_thread *t)
 {
 	frame_builder__caused(t, 0, 0, CAUSE_NONE);

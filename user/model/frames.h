@@ -271,6 +271,8 @@ void frame_builder__caused(struct fb_thread *t, uint64_t cause, uint64_t flow,
 			   enum frame_cause kind);
 /* The kind of cause t's next frame has now (CAUSE_NONE: none). */
 enum frame_cause frame_builder__pending(const struct fb_thread *t);
+/* ... and the cause and flow with it. */
+void frame_builder__pending_cause(const struct fb_thread *t, uint64_t *cause, uint64_t *flow);
 /* t was made to run by nothing the trace holds: its next frame has no
  * cause, whatever made it run before. */
 void frame_builder__uncaused(struct fb_thread *t);

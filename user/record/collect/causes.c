@@ -87,6 +87,19 @@ void causes__met(struct collector *c, struct cthread *t)
 	early_drop(c, ec);
 }
 
+/* A forked child that execs at once (posix_spawn, a shell) runs its new
+ * program because of the frame that forked it: the spawn carries over. */
+int causes__exec(struct collector *c, struct cthread *t)
+{
+	const struct trace_thread *th = frame_builder__info(t->fbt);
+	struct early_cause ec = { .kind = frame_builder__pending(t->fbt) };
+
+	if (ec.kind == CAUSE_NONE)
+		return 0;
+	frame_builder__pending_cause(t->fbt, &ec.cause, &ec.flow);
+	return early_put(c, th->pid, th->tid, &ec);
+}
+
 void causes__gone(struct collector *c, uint32_t tgid, uint32_t tid)
 {
 	struct early_cause *ec = early_find(c, tgid, tid);

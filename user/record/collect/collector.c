@@ -368,7 +368,10 @@ static int thread_exit(struct collector *c, const struct sled_thread_exit *e)
  * next is named anew. */
 static int exec_thread(struct collector *c, const struct sled_head *h)
 {
-	return retire(c, h->tgid, h->tid, h->ts);
+	struct cthread *t = collector__find(c, h->tgid, h->tid);
+	int err = t ? causes__exec(c, t) : 0;
+
+	return err ? err : retire(c, h->tgid, h->tid, h->ts);
 }
 
 static int call(struct collector *c, const struct sled_call *e)

@@ -62,6 +62,8 @@ int causes__receive(struct collector *c, struct cthread *t, const struct sled_ca
 /* ... and has begun: a sender's value waits for its receiver. */
 int causes__send(struct collector *c, struct cthread *t, const struct sled_capture *e,
 		 const struct capture_fn *cap);
+/* t exec'd: the cause its next frame had waits for the new program's. */
+int causes__exec(struct collector *c, struct cthread *t);
 /* (tgid, tid) ended: a cause it never took goes. */
 void causes__gone(struct collector *c, uint32_t tgid, uint32_t tid);
 void causes__free(struct collector *c);
