@@ -343,8 +343,10 @@ static int meta_event(struct perfetto_interp *r, const Perfetto__Protos__TrackEv
 	return 0;
 }
 
+/* te: the full event, for a cause (NULL from the fast path: none). */
 static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_thread *t,
-		       const struct perfetto_fast_event *ev, const char *name, uint64_t ts)
+		       const struct perfetto_fast_event *ev, const char *name, uint64_t ts,
+		       const Perfetto__Protos__TrackEvent *te)
 {
 	const struct pr_loc *loc = NULL;
 	struct trace_function ident = { 0 }, *id = NULL;
@@ -368,6 +370,9 @@ static int slice_begin(struct perfetto_interp *r, struct pr_seq *s, struct fb_th
 		loc = &r->locs[li - 1];
 	if ((err = announce(r, idx, loc ? loc->file : NULL, loc ? loc->line : 0, id)))
 		return err;
+	/* only a frame that begins takes its cause: one nested too deep drops */
+	if (te)
+		perfetto_args__cause(t, te);
 	return frame_builder__enter(r->fb, t, (uint32_t)idx + 1, ts, 0);
 }
 
@@ -408,11 +413,8 @@ static int slice_event(struct perfetto_interp *r, struct pr_seq *s,
 		return err;
 	if (!t)
 		return state_event(r, s, ev, name, uuid, ts);
-	if (ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN) {
-		if (te)
-			perfetto_args__cause(t, te);
-		return slice_begin(r, s, t, ev, name, ts);
-	}
+	if (ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN)
+		return slice_begin(r, s, t, ev, name, ts, te);
 	if (!frame_builder__depth(t))
 		return 0;
 	if ((err = perfetto_args__values(t, te)))
