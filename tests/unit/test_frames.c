@@ -256,6 +256,46 @@ static void test_resume_inferred(void **state)
 	frame_builder__free(fb);
 }
 
+/* Causes (frames.h): a frame's id is its thread's uid and ordinal; the
+ * frame a cause names is the causer's innermost at that moment, given to
+ * the other thread's next frame only; a cause from a thread with nothing
+ * open gives none, and clears an older one. */
+static void test_causes(void **state)
+{
+	struct sink_log log;
+	struct frame_sink sink = sink_log__sink(&log);
+	struct frame_builder *fb = frame_builder__new(&sink);
+	struct trace_stats st = { 0 };
+	struct fb_thread *a, *b;
+	const struct frame *f;
+	uint64_t cause, flow;
+
+	(void)state;
+	assert_int_equal(frame_builder__thread(fb, 1, 1, "a", "p", NULL, &a), 0);
+	assert_int_equal(frame_builder__thread(fb, 1, 2, "b", "p", NULL, &b), 0);
+	assert_int_equal(frame_builder__cause(fb, a, b, 5, CAUSE_WAKEUP), 0); /* nothing open */
+	assert_int_equal(frame_builder__pending(b), CAUSE_NONE);
+	assert_int_equal(frame_builder__enter(fb, a, 1, 10, 0), 0);
+	assert_int_equal(frame_builder__enter(fb, a, 2, 11, 0), 0);
+	assert_int_equal(frame_builder__cause(fb, a, b, 12, CAUSE_WAKEUP), 1);
+	frame_builder__pending_cause(b, &cause, &flow);
+	assert_true(cause == FRAME_ID(0, 2) && flow == 1);
+	assert_int_equal(frame_builder__enter(fb, b, 3, 13, 0), 0);
+	f = frame_builder__top(b);
+	assert_true(f->id == FRAME_ID(1, 1) && f->cause == FRAME_ID(0, 2));
+	assert_int_equal(f->cause_kind, CAUSE_WAKEUP);
+	assert_int_equal(frame_builder__enter(fb, b, 3, 14, 0), 0);
+	assert_true(frame_builder__top(b)->cause == 0); /* the next frame only */
+	assert_int_equal(frame_builder__cause(fb, a, b, 15, CAUSE_WAKEUP), 1);
+	frame_builder__uncaused(b);
+	assert_int_equal(frame_builder__enter(fb, b, 3, 16, 0), 0);
+	assert_true(frame_builder__top(b)->cause == 0);
+	assert_int_equal(frame_builder__depth_of(a, FRAME_ID(0, 1)), 1);
+	assert_int_equal(frame_builder__depth_of(a, FRAME_ID(1, 1)), 0);
+	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	frame_builder__free(fb);
+}
+
 /* add_thread: a second live thread for one (pid, tid) (two tracks of one
  * tid in a file); the first stays usable by its holder, find() gives the
  * newer one, and ending the older does not unmap the newer. */
@@ -352,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_end_thread_reused_tid),
 		cmocka_unit_test(test_finish_and_counting),
 		cmocka_unit_test(test_resume_inferred),
+		cmocka_unit_test(test_causes),
 		cmocka_unit_test(test_add_thread_shadows),
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_tally),

@@ -367,13 +367,14 @@ uint64_t frame_builder__new_flow(struct frame_builder *fb)
 int frame_builder__cause(struct frame_builder *fb, struct fb_thread *from, struct fb_thread *to,
 			 uint64_t ts, enum frame_cause kind)
 {
-	uint64_t flow = frame_builder__new_flow(fb);
+	uint64_t flow;
 	int err;
 
 	if (!from->depth) {
 		frame_builder__uncaused(to);
 		return 0;
 	}
+	flow = frame_builder__new_flow(fb);
 	frame_builder__caused(to, from->stack[from->depth - 1].id, flow, kind);
 	err = frame_builder__cause_point(fb, from,
 					 &(struct cause_point){ .ts = ts,
