@@ -317,14 +317,16 @@ def check_forker(st, fixture, target, tmp):
     trace = os.path.join(tmp, "forker.pftrace")
     run([st, "record", "--quiet", "-o", trace, "--", fixture, target])
     causes, _, _ = read_back(st, trace, tmp)
-    got = sorted((c["fn"], c["kind"], c["cause_fn"]) for c in causes)
+    # the spawns, by construction; a wakeup of the parent by its children
+    # (their exits, their output) may link more, by the rules
+    got = sorted((c["fn"], c["kind"], c["cause_fn"]) for c in causes if c["kind"] == SPAWN)
     name = os.path.basename(target)
     expect(got == sorted([("c_work", SPAWN, "spawner"), ("main [%s]" % name, SPAWN, "vspawner")]),
-           "forker causes: %s" % got)
+           "forker spawns: %s" % got)
     paths = folded(st, trace, "--stitch")
-    bad = [p for p in paths if "[%s]" % name in p and not p.startswith("main;vspawner;")]
+    bad = [p for p in paths if "[%s]" % name in p and ";vspawner;main [%s]" % name not in p]
     expect(not bad and any("[%s]" % name in p for p in paths),
-           "stitched: the exec'd program's calls not under main;vspawner: %s" % bad[:3])
+           "stitched: the exec'd program's calls not under vspawner: %s" % bad[:3])
 
 
 def check_outwake(st, fixture, tmp):
