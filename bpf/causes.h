@@ -24,8 +24,10 @@ const volatile bool causes_on = false;
 
 static __always_inline bool in_interrupt(void)
 {
+	/* a trusted pointer: plain loads, no helper calls (this runs at every
+	 * wakeup of a traced thread) */
 	struct task_struct *task = bpf_get_current_task_btf();
-	unsigned long base = (unsigned long)BPF_CORE_READ(task, stack);
+	unsigned long base = (unsigned long)task->stack;
 	volatile char here = 0;
 
 	if ((unsigned long)&here < base || (unsigned long)&here >= base + TASK_STACK_MAX)
@@ -60,11 +62,13 @@ static __always_inline void send_cause(__u32 tgid, __u32 tid, __u64 from, __u32 
 SEC("raw_tp/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid), waker;
-	__u64 from = bpf_get_current_pid_tgid();
+	__u32 tgid = BPF_CORE_READ(p, tgid), tid, waker;
+	__u64 from;
 
 	if (no_events || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
+	tid = BPF_CORE_READ(p, pid);
+	from = bpf_get_current_pid_tgid();
 	if (BPF_CORE_READ(p, __state) & TASK_UNINTERRUPTIBLE) {
 		send_cause(tgid, tid, 0, SLED_CAUSE_KERNEL_WAIT);
 		return 0;

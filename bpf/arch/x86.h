@@ -18,8 +18,9 @@
 /* The user registers a task entered the kernel with: a system call saves
  * its number in orig_ax, an interrupt the complement of its vector
  * (negative).  An interrupt that came from user mode runs on the task's
- * own stack, so only this tells it from the task's own doing. */
-#define ARCH_ENTERED_BY_INTERRUPT(regs) ((long)BPF_CORE_READ(regs, orig_ax) < 0)
+ * own stack, so only this tells it from the task's own doing.  regs is
+ * bpf_task_pt_regs()'s, which the verifier lets the program read directly. */
+#define ARCH_ENTERED_BY_INTERRUPT(regs) ((long)(regs)->orig_ax < 0)
 /* At a uretprobe the return has popped the return address: the frame's
  * slot is one word below the stack pointer.  At a sled (entry, exit,
  * tail: before the call's `ret` or `jmp`) the stack pointer is the slot. */
