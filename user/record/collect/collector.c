@@ -344,12 +344,8 @@ static int fork_child(struct collector *c, const struct sled_fork *e)
 		err = frame_builder__enter(c->fb, child->fbt, f->fid, e->h.ts, f->sp);
 	}
 	/* what the child does next, it does because its parent forked there */
-	if (!err && parent && c->causes &&
-	    (err = frame_builder__cause(c->fb, parent->fbt, child->fbt, e->h.ts, CAUSE_SPAWN)) >
-		    0) {
-		c->st.spawns_linked++;
-		err = 0;
-	}
+	if (!err && parent && c->causes)
+		err = causes__fork(c, parent, child, e->h.ts);
 	return err;
 }
 
