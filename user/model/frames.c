@@ -36,7 +36,6 @@ struct fb_thread {
 	bool seen; /* since is set */
 	bool ended;
 	bool top_is_leaf; /* nothing entered since the top frame did */
-	uint32_t uid;	  /* in its frames' ids: its index, or what a reader set */
 	uint64_t ordinal; /* frames entered so far */
 	/* what its next frame's cause is (struct frame) */
 	uint64_t cause, flow;
@@ -194,7 +193,7 @@ static int store_thread(struct frame_builder *fb, struct fb_thread *t)
 	if ((err = join_process(fb, t)) ||
 	    (err = u64map__put(&fb->live, thread_key(t->th.pid, t->th.tid), fb->nthreads + 1)))
 		return err;
-	t->th.index = t->th.uid = t->uid = fb->nthreads;
+	t->th.index = t->th.uid = fb->nthreads;
 	fb->threads[fb->nthreads++] = t;
 	return 0;
 }
@@ -318,7 +317,7 @@ uint32_t frame_builder__depth_of(const struct fb_thread *t, uint64_t id)
 
 void frame_builder__set_uid(struct fb_thread *t, uint32_t uid)
 {
-	t->uid = t->th.uid = uid;
+	t->th.uid = uid;
 }
 
 void frame_builder__caused(struct fb_thread *t, uint64_t cause, uint64_t flow,
@@ -381,7 +380,7 @@ int frame_builder__cause(struct frame_builder *fb, struct fb_thread *from, struc
 								.flow = flow,
 								.kind = kind,
 								.to_known = true,
-								.to_uid = to->uid });
+								.to_uid = to->th.uid });
 	return err ? err : 1;
 }
 
@@ -394,7 +393,7 @@ int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t
 		return err;
 	t->stack[t->depth++] = (struct frame){ .fid = fid,
 					       .cause_kind = t->cause_kind,
-					       .id = FRAME_ID(t->uid, ++t->ordinal),
+					       .id = FRAME_ID(t->th.uid, ++t->ordinal),
 					       .cause = t->cause,
 					       .flow = t->flow,
 					       .begin_ns = ts,
