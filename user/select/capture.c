@@ -165,8 +165,6 @@ const char *const *capture_known_flows(const char *name)
 /* SEND:N=RECV:M: the '=' right after the sending side's ":N". */
 static const char *flow_split(const char *flow)
 {
-	if (!strncmp(flow, "stack=", 6))
-		return flow + 5;
 	for (const char *p = strchr(flow, '='); p; p = strchr(p + 1, '='))
 		if (p - flow >= 2 && p[-1] >= '1' && p[-1] <= '9' && p[-2] == ':')
 			return p;
@@ -202,15 +200,15 @@ static int parse_flow(const char *flow, struct capture_spec *two, char *err, siz
 	char *send;
 	int ret;
 
+	/* "stack=RECV:M": no sending side, two[0] stays empty */
+	if (!strncmp(flow, "stack=", 6)) {
+		ret = parse_side(flow, flow + 6, false, &two[1], err, errlen);
+		two[1].by_stack = true;
+		return ret;
+	}
 	if (!eq) {
 		snprintf(err, errlen, "--flow '%s': not SEND_REGEX:N=RECV_REGEX:M", flow);
 		return -EINVAL;
-	}
-	/* "stack=RECV:M": no sending side, two[0] stays empty */
-	if (!strncmp(flow, "stack=", 6) && eq == flow + 5) {
-		ret = parse_side(flow, eq + 1, false, &two[1], err, errlen);
-		two[1].by_stack = true;
-		return ret;
 	}
 	if (!(send = strndup(flow, (size_t)(eq - flow))))
 		return -ENOMEM;
