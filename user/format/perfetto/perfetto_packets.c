@@ -224,13 +224,14 @@ static uint8_t *put_fixed64(uint8_t *p, uint32_t field, uint64_t v)
 	return p;
 }
 
-static uint8_t *put_annotation_uint(uint8_t *p, const char *name, uint64_t v)
+/* A debug annotation {name, uint_value}, at a cursor. */
+static uint8_t *put_annotation_uint(uint8_t *p, const char *name, size_t len, uint64_t v)
 {
 	uint8_t *ann;
 
 	p = pbuf__put_open(p, TE_DEBUG_ANNOTATIONS, &ann);
-	p = pbuf__put_bytes(p, 10, name, strlen(name)); /* name */
-	p = pbuf__put_uint(p, 3, v);			/* uint_value */
+	p = pbuf__put_bytes(p, 10, name, len); /* name */
+	p = pbuf__put_uint(p, 3, v);	       /* uint_value */
 	return pbuf__put_close(ann, p);
 }
 
@@ -249,7 +250,7 @@ static uint8_t *put_annotation_str(uint8_t *p, const char *name, const char *v)
 #define CAUSE_ROOM 96
 static uint8_t *put_cause(uint8_t *p, const struct frame *fr)
 {
-	p = put_annotation_uint(p, PERFETTO_CAUSE_ARG, fr->cause);
+	p = put_annotation_uint(p, PERFETTO_CAUSE_ARG, strlen(PERFETTO_CAUSE_ARG), fr->cause);
 	p = put_annotation_str(p, PERFETTO_CAUSE_KIND_ARG, frame_cause_names[fr->cause_kind]);
 	return put_fixed64(p, TE_TERMINATING_FLOW_IDS, fr->flow);
 }
@@ -301,12 +302,8 @@ void pkt_end(struct pbuf *b, uint32_t seq, bool inferred, uint64_t probe_calls, 
 		p = pbuf__put_uint(p, 2, 1);				    /* bool_value */
 		p = pbuf__put_close(ann, p);
 	}
-	if (probe_calls) {
-		p = pbuf__put_open(p, TE_DEBUG_ANNOTATIONS, &ann);
-		p = pbuf__put_bytes(p, 10, calls_name, sizeof(calls_name) - 1); /* name */
-		p = pbuf__put_uint(p, 3, probe_calls);				/* uint_value */
-		p = pbuf__put_close(ann, p);
-	}
+	if (probe_calls)
+		p = put_annotation_uint(p, calls_name, sizeof(calls_name) - 1, probe_calls);
 	p = pbuf__put_close(te, p);
 	p = pbuf__put_uint(p, TP_TIMESTAMP, delta);
 	b->len = (size_t)(pbuf__put_close(m, p) - b->p);
@@ -326,9 +323,10 @@ void pkt_cause(struct pbuf *b, uint32_t seq, const struct cause_point *cp, uint6
 	p = pbuf__put_open(p, TP_TRACK_EVENT, &te);
 	p = pbuf__put_uint(p, TE_TYPE, TYPE_INSTANT);
 	p = pbuf__put_bytes(p, TE_NAME, name, strlen(name));
-	p = put_annotation_uint(p, PERFETTO_CAUSE_ARG, cause);
+	p = put_annotation_uint(p, PERFETTO_CAUSE_ARG, strlen(PERFETTO_CAUSE_ARG), cause);
 	if (cp->to_known)
-		p = put_annotation_uint(p, PERFETTO_WOKEN_ARG, PERFETTO_THREAD_UUID(cp->to_uid));
+		p = put_annotation_uint(p, PERFETTO_WOKEN_ARG, strlen(PERFETTO_WOKEN_ARG),
+					PERFETTO_THREAD_UUID(cp->to_uid));
 	p = put_fixed64(p, TE_FLOW_IDS, cp->flow);
 	p = pbuf__put_close(te, p);
 	p = pbuf__put_uint(p, TP_TIMESTAMP, delta);
