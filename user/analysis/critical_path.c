@@ -47,6 +47,7 @@ struct cp_thread {
 struct wake {
 	uint64_t ts;
 	uint32_t from, to;
+	size_t seq; /* its place in the file: of two at one ns, the first counts */
 };
 
 struct part {
@@ -208,7 +209,8 @@ static int win_cause(void *ctx, const struct trace_thread *th, const struct fram
 		return -ENOMEM;
 	if (grow__room((void **)&c->wakes, &c->capw, c->nwakes, sizeof(*c->wakes)))
 		return -ENOMEM;
-	c->wakes[c->nwakes++] = (struct wake){ cp->ts, th->uid, cp->to_uid };
+	c->wakes[c->nwakes] = (struct wake){ cp->ts, th->uid, cp->to_uid, c->nwakes };
+	c->nwakes++;
 	return 0;
 }
 
@@ -262,15 +264,38 @@ static void running(struct cp *c, uint32_t uid, uint64_t lo, uint64_t hi)
 	}
 }
 
+/* By woken thread, then time; at one time the first in the file last, so
+ * that a search from the end meets it first. */
+static int by_woken(const void *a, const void *b)
+{
+	const struct wake *x = a, *y = b;
+
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
+}
+
+/* The latest wakeup of uid in [lo, hi] by a thread the window knows
+ * (c->wakes sorted by by_woken): a search, as walks ask for many. */
 static const struct wake *woken_in(const struct cp *c, uint32_t uid, uint64_t lo, uint64_t hi)
 {
-	const struct wake *w = NULL;
+	size_t l = 0, h = c->nwakes;
 
-	for (size_t i = 0; i < c->nwakes; i++)
-		if (c->wakes[i].to == uid && c->wakes[i].ts >= lo && c->wakes[i].ts <= hi &&
-		    c->wakes[i].from < c->nth && (!w || c->wakes[i].ts > w->ts))
-			w = &c->wakes[i];
-	return w;
+	while (l < h) { /* the first wakeup past (uid, hi) */
+		size_t mid = l + (h - l) / 2;
+		const struct wake *w = &c->wakes[mid];
+
+		if (w->to < uid || (w->to == uid && w->ts <= hi))
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	for (; l > 0 && c->wakes[l - 1].to == uid && c->wakes[l - 1].ts >= lo; l--)
+		if (c->wakes[l - 1].from < c->nth)
+			return &c->wakes[l - 1];
+	return NULL;
 }
 
 /* Where [lo, hi] of uid's time went, walking back from hi. */
@@ -427,6 +452,8 @@ int critical_path__report(const char *path, const char *regex, size_t ncalls, in
 	sink.ops = &window_ops;
 	if (!ret)
 		ret = perfetto_reader__read(path, &sink, err, errlen);
+	if (!ret)
+		qsort(c.wakes, c.nwakes, sizeof(*c.wakes), by_woken);
 	for (size_t i = 0; !ret && i < c.ntop; i++)
 		ret = path_of(&c, &c.top[i], i, json, out);
 	if (ret == -ENOMEM)
