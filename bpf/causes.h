@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR GPL-2.0-only */
 /* causes.h: what made a traced thread run - which thread created it or
  * woke it - recorded where it happens, in the causing thread's context
- * (docs/DESIGN.md, "Causes").  Included by sledtrace.bpf.c after sched.h. */
+ * (docs/DESIGN.md, "Causes").  Included by sledtrace.bpf.c after kfilter.h
+ * and notice(), before on_fork, which sends spawns through it. */
 #ifndef SLEDTRACE_BPF_CAUSES_H
 #define SLEDTRACE_BPF_CAUSES_H
 
