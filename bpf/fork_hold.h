@@ -12,6 +12,9 @@
 /* Set by the collector when the launched tree runs rewritten sleds on a
  * kernel that optimizes them. */
 bool fix_forks = false;
+/* Set by the collector when record --costs probes allocators per process:
+ * a forked child must get its own before it runs (alloc_probes.h). */
+bool hold_forks = false;
 
 /* Forked children not yet stopped (tgid -> 1). */
 struct {
@@ -28,7 +31,8 @@ static __always_inline void fork_hold_mark(struct task_struct *parent, struct ta
 {
 	__u32 one = 1;
 
-	if (!fix_forks || holds_off || BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm))
+	if (!(fix_forks || hold_forks) || holds_off ||
+	    BPF_CORE_READ(child, mm) == BPF_CORE_READ(parent, mm))
 		return;
 	if (bpf_map_update_elem(&forked, &ctgid, &one, BPF_ANY))
 		count(SLED_CTR_UNREPAIRED, 1);
@@ -41,7 +45,7 @@ static __always_inline void fork_hold_take(struct pt_regs *regs, long ret)
 	__u32 tgid;
 	long nr;
 
-	if (ret || !fix_forks)
+	if (ret || !(fix_forks || hold_forks))
 		return;
 	nr = ARCH_SYSCALL_NR(regs);
 	if (nr != ARCH_NR_CLONE && nr != ARCH_NR_FORK && nr != ARCH_NR_VFORK &&

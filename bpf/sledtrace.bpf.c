@@ -328,6 +328,7 @@ static __always_inline int hold_as(__u32 kind, __u32 tgid, const struct sled_fil
 
 #include "fork_hold.h"
 #include "causes.h"
+#include "costs.h"
 
 /* Holds the current process at a file it now runs code from, unless that
  * file's probes are live already (known_files). */

@@ -61,7 +61,12 @@
  * woke it.  Recorded in the causing thread's context, before the other can
  * run, so its records come after this one (docs/DESIGN.md, "Causes"). */
 #define SLED_KIND_CAUSE 13
-#define SLED_KIND_MAX 14
+/* A traced thread spent something record --costs counts (struct
+ * sled_cost): an allocation, a free, a system call, a page fault.  Sent
+ * in the thread's own context, among its calls, so the collector charges
+ * it to the innermost frame open then (docs/DESIGN.md, "Costs"). */
+#define SLED_KIND_COST 14
+#define SLED_KIND_MAX 15
 
 /* ---- the header and the tag ---- */
 /* Cookie of a call probe, set at attach time: [63..56] kind, [55] gate
@@ -150,6 +155,31 @@ struct sled_cause {
 	__u32 pad;
 };
 
+/* What a cost record counts (struct sled_cost.what). */
+#define SLED_COST_ALLOC 1   /* an allocation of `amount` bytes; nr: SLED_ALLOC_* */
+#define SLED_COST_FREE 2    /* a block freed (free of NULL is not one) */
+#define SLED_COST_SYSCALL 3 /* a system call; nr: its number */
+#define SLED_COST_FAULT 4   /* a page fault of a data access in user mode; amount: the address */
+
+/* Which allocator function a SLED_COST_ALLOC came from (and the cookie of
+ * its probe: what its size is made of). */
+#define SLED_ALLOC_MALLOC 1	    /* malloc(size) */
+#define SLED_ALLOC_CALLOC 2	    /* calloc(n, size): n * size */
+#define SLED_ALLOC_REALLOC 3	    /* realloc(p, size): a free of p too when p != NULL */
+#define SLED_ALLOC_ALIGNED 4	    /* aligned_alloc(align, size), memalign(align, size) */
+#define SLED_ALLOC_POSIX_MEMALIGN 5 /* posix_memalign(out, align, size) */
+#define SLED_ALLOC_VALLOC 6	    /* valloc(size), pvalloc(size) */
+#define SLED_ALLOC_FREE 7	    /* free(p), cfree(p) */
+#define SLED_ALLOC_USER 8	    /* record --alloc-fn: its first argument is the size */
+#define SLED_ALLOC_MAX 9
+
+struct sled_cost {
+	struct sled_head h; /* the thread that spent it */
+	__u32 what;	    /* SLED_COST_* */
+	__u32 nr;	    /* the system call's number, the allocator's SLED_ALLOC_* */
+	__u64 amount;	    /* bytes allocated; a fault's address; else 0 */
+};
+
 #define SLED_IDENT_ARGS 1      /* args holds the process's argv (exec) */
 #define SLED_IDENT_TRUNCATED 2 /* argv was longer than SLED_ARGS_MAX */
 
@@ -216,6 +246,7 @@ _Static_assert(sizeof(struct sled_mapped) == 40, "sled_mapped is 40 bytes");
 _Static_assert(sizeof(struct sled_fork) == 40, "sled_fork is 40 bytes");
 _Static_assert(sizeof(struct sled_switch) == 32, "sled_switch is 32 bytes");
 _Static_assert(sizeof(struct sled_cause) == 40, "sled_cause is 40 bytes");
+_Static_assert(sizeof(struct sled_cost) == 40, "sled_cost is 40 bytes");
 _Static_assert(sizeof(struct sled_capture_spec) == SLED_CAP_NREG + 2, "sled_capture_spec unpadded");
 _Static_assert(__builtin_offsetof(struct sled_capture, slot) == 24, "sled_capture.slot at 24");
 _Static_assert(__builtin_offsetof(struct sled_capture, via) == 32, "sled_capture.via at 32");
@@ -245,7 +276,8 @@ _Static_assert(sizeof(struct sled_ident) == 48 + SLED_ARGS_MAX, "sled_ident size
 #define SLED_CTR_SHORT 10	/* a call shorter than --min-duration: not recorded */
 #define SLED_CTR_DEEP 11	/* a call deeper than --max-depth: not recorded */
 #define SLED_CTR_CAUSE_DROPS 12 /* a cause record could not be queued */
-#define SLED_CTR_MAX 13
+#define SLED_CTR_COST_DROPS 13	/* a cost record could not be queued */
+#define SLED_CTR_MAX 14
 
 /* A thread's open `record --under` gate (the `gates` map, by tid): the
  * return-address slot of the outermost gate frame on its stack. */

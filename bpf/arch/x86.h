@@ -12,6 +12,15 @@
 #define ARCH_NR_FORK 57
 #define ARCH_NR_VFORK 58
 #define ARCH_NR_CLONE3 435
+/* The system calls a uprobe itself makes the thread enter: the kernel's
+ * trampolines for optimized uprobes (uprobe) and returns (uretprobe).  A
+ * probe's syscalls are not the program's. */
+#define ARCH_NR_URETPROBE 335
+#define ARCH_NR_UPROBE 336
+/* Page faults come from the exceptions tracepoint, which x86 alone has;
+ * bit 4 of the error code (X86_PF_INSTR) marks an instruction fetch, whose
+ * faults depend on probing (a probed text page is already present). */
+#define ARCH_FAULT_DATA(error_code) (!((error_code) & (1ul << 4)))
 /* At a syscall's exit: its number, and its third argument (mmap's prot). */
 #define ARCH_SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
 #define ARCH_SYSCALL_ARG3(regs) BPF_CORE_READ(regs, dx)

@@ -183,6 +183,22 @@ static struct split split_of(const struct report *r, uint64_t own, uint64_t chil
 	return s;
 }
 
+/* A call's costs (record --costs); outer: no activation of its function
+ * is open below it, so its inclusive counts are not in another's. */
+static int add_costs(struct row *row, const struct frame_costs *c, bool outer)
+{
+	for (int k = 0; k < COST_NKINDS; k++) {
+		row->cost_self[k] += c->self[k];
+		if (outer)
+			row->cost_total[k] += c->total[k];
+	}
+	for (uint32_t i = 0; i < c->nsyscalls; i++)
+		if (cost_syscalls__add(&row->sys, &row->nsys, &row->capsys, c->syscalls[i].nr,
+				       c->syscalls[i].count))
+			return -ENOMEM;
+	return 0;
+}
+
 static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		    uint32_t depth, uint64_t end_ns, enum frame_end how)
 {
@@ -194,6 +210,7 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 	struct rdepth *d, *up;
 	struct split wall, cpu;
 	struct comp_frame cf;
+	bool outer;
 
 	(void)how;
 	if (!t || !row || depth > t->ndepth || f->fid >= t->nactive)
@@ -217,7 +234,10 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 		r->root_raw += dur;
 		r->root_probe += wall.probe;
 	}
-	if (t->active[f->fid] && !--t->active[f->fid]) {
+	outer = t->active[f->fid] && !--t->active[f->fid];
+	if (f->costs && add_costs(row, f->costs, outer))
+		return -ENOMEM;
+	if (outer) {
 		row->total += wall.all;
 		row->probe += wall.probe;
 		row->cpu_probe += cpu.probe;
@@ -389,8 +409,10 @@ void report__free(struct report *r)
 		return;
 	for (size_t i = 0; i < r->nnames; i++)
 		free(r->names[i]);
-	for (size_t i = 0; i < r->nrows; i++)
+	for (size_t i = 0; i < r->nrows; i++) {
 		free(r->rows[i].hist);
+		free(r->rows[i].sys);
+	}
 	for (size_t i = 0; i < r->ngroups; i++) {
 		free(r->groups[i].name);
 		free(r->groups[i].process);

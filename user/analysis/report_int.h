@@ -30,6 +30,12 @@ struct row {
 	 * and self are: what compensation takes out, or would. */
 	uint64_t probe, probe_self;
 	uint64_t cpu_probe; /* the same inside the raw on-CPU total */
+	/* record --costs: the calls' own counts, and their inclusive ones
+	 * (the outermost activations', as total is), and their own system
+	 * calls by number */
+	uint64_t cost_self[COST_NKINDS], cost_total[COST_NKINDS];
+	struct cost_syscall *sys;
+	uint32_t nsys, capsys;
 	struct histogram *hist;
 };
 

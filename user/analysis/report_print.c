@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/report_costs.h"
 #include "analysis/report_int.h"
 #include "format/text_out.h"
 #include "model/trace_stats.h"
@@ -20,7 +21,7 @@
 #define MIN_NAME 24
 
 /* The table's columns (below). */
-#define NTCOLS 13
+#define NTCOLS 18
 
 /* A row whose raw total is at least this share probe cost shows its times
  * marked (TIME_MARK), with a footer saying how to get real ones. */
@@ -144,6 +145,7 @@ struct cols {
 	uint64_t min, avg, p50, p99, max;
 	double share;
 	double probe; /* share of the raw total that is probe cost */
+	uint64_t allocs, alloc_bytes, syscalls, faults, vcsw; /* record --costs, self */
 };
 
 static struct cols cols_of(const struct pr *p, const struct row *row)
@@ -155,7 +157,12 @@ static struct cols cols_of(const struct pr *p, const struct row *row)
 			  .cpu_self = row->cpu_self,
 			  .wait = wait_of(row),
 			  .avg = avg_of(row),
-			  .max = row->max };
+			  .max = row->max,
+			  .allocs = row->cost_self[COST_ALLOCS],
+			  .alloc_bytes = row->cost_self[COST_ALLOC_BYTES],
+			  .syscalls = row->cost_self[COST_SYSCALLS],
+			  .faults = row->cost_self[COST_PAGE_FAULTS],
+			  .vcsw = row->cost_self[COST_VOLUNTARY_SWITCHES] };
 
 	c.min = row->measured ? row->min : 0;
 	if (row->hist) {
@@ -176,10 +183,15 @@ static unsigned group_width(const struct report *r)
 
 enum tkind { T_COUNT, T_NS, T_SHARE, T_PERCENT };
 
+/* What a column needs of the trace to show: on-CPU columns show in a
+ * trace with scheduler switches only (without them on-CPU times equal
+ * total and self, which they would repeat), cost columns (self counts) in
+ * one recorded with --costs. */
+enum tneeds { T_ALWAYS, T_SCHED, T_COSTS };
+
 /* A column of the table, right-aligned, one space after the one before:
- * a figure of struct cols.  On-CPU columns show in a trace with scheduler
- * switches only: without them on-CPU times equal total and self, which
- * they would repeat.  On a narrow terminal columns are left out in their
+ * a figure of struct cols, shown when the trace has what it needs.  On a
+ * narrow terminal columns are left out in their
  * drop order (1 first) until the table fits with room for names; 0: never
  * left out. */
 struct tcol {
@@ -187,23 +199,34 @@ struct tcol {
 	int width;
 	enum tkind kind;
 	size_t at; /* offsetof(struct cols, ...): a uint64_t, or share */
-	bool on_cpu;
+	enum tneeds needs;
 	int drop;
 };
 
-#define TCOL(title, width, kind, field, on_cpu, drop)                          \
-	{                                                                      \
-		title, width, kind, offsetof(struct cols, field), on_cpu, drop \
+#define TCOL(title, width, kind, field, needs, drop)                          \
+	{                                                                     \
+		title, width, kind, offsetof(struct cols, field), needs, drop \
 	}
 
 static const struct tcol tcols[NTCOLS] = {
-	TCOL("CALLS", 10, T_COUNT, calls, false, 0),   TCOL("TOTAL", 10, T_NS, total, false, 0),
-	TCOL("SELF", 10, T_NS, self, false, 0),	       TCOL("CPU", 10, T_NS, cpu, true, 5),
-	TCOL("CPU-SELF", 10, T_NS, cpu_self, true, 0), TCOL("WAIT", 10, T_NS, wait, true, 0),
-	TCOL("MIN", 9, T_NS, min, false, 2),	       TCOL("AVG", 9, T_NS, avg, false, 6),
-	TCOL("P50", 9, T_NS, p50, false, 1),	       TCOL("P99", 9, T_NS, p99, false, 3),
-	TCOL("MAX", 9, T_NS, max, false, 4),	       TCOL("SHARE", 6, T_SHARE, share, false, 0),
-	TCOL("PROBE", 5, T_PERCENT, probe, false, 0),
+	TCOL("CALLS", 10, T_COUNT, calls, T_ALWAYS, 0),
+	TCOL("TOTAL", 10, T_NS, total, T_ALWAYS, 0),
+	TCOL("SELF", 10, T_NS, self, T_ALWAYS, 0),
+	TCOL("CPU", 10, T_NS, cpu, T_SCHED, 5),
+	TCOL("CPU-SELF", 10, T_NS, cpu_self, T_SCHED, 0),
+	TCOL("WAIT", 10, T_NS, wait, T_SCHED, 0),
+	TCOL("MIN", 9, T_NS, min, T_ALWAYS, 2),
+	TCOL("AVG", 9, T_NS, avg, T_ALWAYS, 6),
+	TCOL("P50", 9, T_NS, p50, T_ALWAYS, 1),
+	TCOL("P99", 9, T_NS, p99, T_ALWAYS, 3),
+	TCOL("MAX", 9, T_NS, max, T_ALWAYS, 4),
+	TCOL("SHARE", 6, T_SHARE, share, T_ALWAYS, 0),
+	TCOL("PROBE", 5, T_PERCENT, probe, T_ALWAYS, 0),
+	TCOL("ALLOCS", 8, T_COUNT, allocs, T_COSTS, 0),
+	TCOL("BYTES", 10, T_COUNT, alloc_bytes, T_COSTS, 7),
+	TCOL("SYSCALLS", 8, T_COUNT, syscalls, T_COSTS, 0),
+	TCOL("FAULTS", 7, T_COUNT, faults, T_COSTS, 0),
+	TCOL("VCSW", 6, T_COUNT, vcsw, T_COSTS, 8),
 };
 #undef TCOL
 
@@ -225,7 +248,9 @@ static void table_fit(struct pr *p)
 	size_t used;
 
 	for (int i = 0; i < NTCOLS; i++)
-		p->shown[i] = !tcols[i].on_cpu || r->st.switches > 0;
+		p->shown[i] = tcols[i].needs == T_ALWAYS ||
+			      (tcols[i].needs == T_SCHED && r->st.switches > 0) ||
+			      (tcols[i].needs == T_COSTS && r->st.costs);
 	while (r->o.width && (used = table_used(p)) + MIN_NAME > r->o.width) {
 		int next = -1;
 
@@ -324,6 +349,8 @@ static void flat_header(const struct pr *p)
 
 	for (size_t i = 0; i < sizeof(flat_cols) / sizeof(flat_cols[0]); i++)
 		fprintf(p->f, "%s%s", i ? (char[]){ sep, 0 } : "", flat_cols[i]);
+	if (p->r->st.costs)
+		report_costs__flat_header(p->f, sep);
 	fputc('\n', p->f);
 }
 
@@ -361,7 +388,10 @@ static void flat_row(const struct pr *p, const struct row *row)
 	fprintf(p->f, "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c", sep, row->elided, sep,
 		row->cpu_total, sep, row->cpu_self, sep);
 	put_values_cell(p, row->fid);
-	fprintf(p->f, "%c%" PRIu64 "%c%" PRIu64 "\n", sep, row->probe, sep, row->probe_self);
+	fprintf(p->f, "%c%" PRIu64 "%c%" PRIu64, sep, row->probe, sep, row->probe_self);
+	if (r->st.costs)
+		report_costs__flat_row(row, p->f, sep);
+	fputc('\n', p->f);
 }
 
 /* ---- JSON ---- */
@@ -383,6 +413,8 @@ static void json_row(const struct pr *p, const struct row *row, bool first)
 		",\"elided\":%" PRIu64 ",\"cpu_total_ns\":%" PRIu64 ",\"cpu_self_ns\":%" PRIu64
 		",\"probe_ns\":%" PRIu64 ",\"probe_self_ns\":%" PRIu64,
 		row->elided, row->cpu_total, row->cpu_self, row->probe, row->probe_self);
+	if (r->st.costs)
+		report_costs__json(row, p->f);
 	if (r->o.by_thread && g)
 		fprintf(p->f, ",\"tid\":%" PRIu32, g->tid);
 	if (g) {

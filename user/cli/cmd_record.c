@@ -25,6 +25,7 @@ struct record_cli {
 	struct cli_list under;
 	struct cli_list captures;
 	struct cli_list flows;
+	struct cli_list alloc_fns;
 	const char *budget; /* --budget, as given */
 	struct cli_list budget_from;
 };
@@ -76,6 +77,13 @@ static const struct cli_option options[] = {
 		 "(on-CPU times then equal wall times)"),
 	CLI_FLAG(0, "no-causes", S, o.no_causes,
 		 "no causes: do not link a thread's work to the frame that created or woke it"),
+	CLI_FLAG(0, "costs", S, o.costs,
+		 "exact costs per call: allocations and their bytes, frees, system calls by "
+		 "name, page faults and voluntary switches, self and inclusive "
+		 "(docs/DESIGN.md, \"Costs\")"),
+	CLI_LIST(0, "alloc-fn", S, alloc_fns, "SYM",
+		 "with --costs: also count calls of SYM, an allocator of the program's own "
+		 "whose first argument is the size (like je_malloc)"),
 	CLI_FLAG(0, "no-events", S, o.no_events,
 		 "benchmarks: probes fire but record nothing (the cost floor)"),
 	CLI_FLAG('q', "quiet", S, o.quiet, "no status line, no summary"),
@@ -280,12 +288,27 @@ static int check_budget(S *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* --alloc-fn: allocators are counted only by --costs. */
+static int check_costs(S *c, char *err, size_t errlen)
+{
+	struct record_opts *o = &c->o;
+
+	if (copy_list(&c->alloc_fns, o->alloc_fns, &o->nalloc_fns, 16, "--alloc-fn symbols", err,
+		      errlen))
+		return -1;
+	if (o->nalloc_fns && !o->costs) {
+		snprintf(err, errlen, "--alloc-fn goes with --costs");
+		return -1;
+	}
+	return 0;
+}
+
 static int check(void *set, char *err, size_t errlen)
 {
 	struct record_opts *o = &((S *)set)->o;
 
 	if (check_scope(set, err, errlen) || check_captures(set, err, errlen) ||
-	    check_budget(set, err, errlen))
+	    check_budget(set, err, errlen) || check_costs(set, err, errlen))
 		return -1;
 	if (o->all && !o->no_xray)
 		snprintf(err, errlen, "--all only means something with --no-xray");

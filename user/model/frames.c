@@ -40,6 +40,7 @@ struct fb_thread {
 	/* what its next frame's cause is (struct frame) */
 	uint64_t cause, flow;
 	enum frame_cause cause_kind;
+	struct cost_stack *costs; /* NULL until it spends something */
 };
 
 struct frame_builder {
@@ -87,6 +88,7 @@ static void thread_free(struct fb_thread *t)
 	free((char *)t->th.process_name);
 	free((char *)t->th.cmdline);
 	free(t->stack);
+	cost_stack__free(t->costs);
 	free(t);
 }
 
@@ -400,6 +402,8 @@ int frame_builder__enter(struct frame_builder *fb, struct fb_thread *t, uint32_t
 					       .sp = sp,
 					       .cpu_begin_ns = cpu_at(t, ts) };
 	frame_builder__uncaused(t);
+	if (t->costs && (err = cost_stack__enter(t->costs, t->depth)))
+		return err;
 	t->top_is_leaf = true;
 	if (ts > t->last_ts)
 		t->last_ts = ts;
@@ -499,6 +503,7 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
 	f = &t->stack[t->depth - 1];
 	cpu = cpu_at(t, ts);
 	f->cpu_ns = cpu > f->cpu_begin_ns ? cpu - f->cpu_begin_ns : 0;
+	f->costs = t->costs ? cost_stack__leave(t->costs, t->depth) : NULL;
 	if (ts > t->last_ts)
 		t->last_ts = ts;
 	if (how == FRAME_INFERRED)
@@ -514,6 +519,11 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
 	frame_values__free(f->values);
 	t->depth--;
 	return err;
+}
+
+int frame_builder__cost(struct fb_thread *t, enum cost_kind kind, uint64_t n, uint32_t nr)
+{
+	return cost_stack__add(&t->costs, t->depth, kind, n, nr);
 }
 
 int frame_builder__value(struct fb_thread *t, const char *name, enum value_kind kind, uint64_t raw,
@@ -569,6 +579,8 @@ static void retire(struct frame_builder *fb, struct fb_thread *t)
 	free(t->stack);
 	t->stack = NULL;
 	t->cap = 0;
+	cost_stack__free(t->costs);
+	t->costs = NULL;
 }
 
 int frame_builder__end_thread(struct frame_builder *fb, struct fb_thread *t, uint64_t ts)

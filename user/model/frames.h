@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/frame_costs.h"
 #include "model/probe_comp.h"
 #include "model/trace_stats.h"
 #include "model/values.h"
@@ -125,6 +126,9 @@ struct frame {
 	/* Captured arguments and return value (record --capture), or NULL.
 	 * The builder owns them; they go when the frame ends, after leave(). */
 	struct frame_values *values;
+	/* record --costs: what the frame spent, set when it ends (valid
+	 * during leave()); NULL when its thread spent nothing so far. */
+	const struct frame_costs *costs;
 };
 
 /* What a thread is doing, from a scheduler switch on: on-CPU time is the
@@ -235,6 +239,9 @@ int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t
  * leave); nothing happens when t has no open frame. */
 int frame_builder__value(struct fb_thread *t, const char *name, enum value_kind kind, uint64_t raw,
 			 const char *text);
+/* t spent n of kind now (a system call of number nr for COST_SYSCALLS):
+ * its open frames count it, the innermost as its own. */
+int frame_builder__cost(struct fb_thread *t, enum cost_kind kind, uint64_t n, uint32_t nr);
 uint32_t frame_builder__depth(const struct fb_thread *t);
 /* The depth (1: outermost) of t's open frame with that id, 0 when none. */
 uint32_t frame_builder__depth_of(const struct fb_thread *t, uint64_t id);

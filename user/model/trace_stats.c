@@ -32,6 +32,8 @@ const struct trace_stat_field trace_stat_fields[] = {
 	F(handoffs_linked),
 	F(cause_drops),
 	F(no_causes),
+	F(costs),
+	F(cost_drops),
 	F(probe_cost_ns),
 	F(probe_entry_ns),
 	F(probe_exit_ns),
@@ -61,5 +63,5 @@ uint64_t trace_stats__get(const struct trace_stats *st, size_t i)
 
 uint64_t trace_stats__ring_lost(const struct trace_stats *st)
 {
-	return st->ringbuf_drops + st->switch_drops + st->cause_drops;
+	return st->ringbuf_drops + st->switch_drops + st->cause_drops + st->cost_drops;
 }

@@ -46,6 +46,11 @@ struct trace_stats {
 	uint64_t handoffs_linked;
 	uint64_t cause_drops; /* cause records the kernel could not queue */
 	uint64_t no_causes;   /* 1: recorded with --no-causes */
+	/* record --costs (frame_costs.h): 1 when recorded with it, so that a
+	 * trace without costs is not taken for one that spent nothing; and the
+	 * cost records the kernel could not queue */
+	uint64_t costs;
+	uint64_t cost_drops;
 	/* Not a count: the probe cost calibrated from the run, in ns per probe
 	 * hit - the shortest measured leaf call (frame_builder__finish). */
 	uint64_t probe_cost_ns;

@@ -66,6 +66,7 @@ static const struct counter_use uses[] = {
 	[SLED_CTR_SHORT] = { STAT(short_dropped) },
 	[SLED_CTR_DEEP] = { STAT(max_depth_dropped) },
 	[SLED_CTR_CAUSE_DROPS] = { STAT(cause_drops) },
+	[SLED_CTR_COST_DROPS] = { STAT(cost_drops) },
 };
 
 /* A counter the BPF side adds must say here where it goes. */

@@ -223,6 +223,7 @@ int record__load(struct record *r)
 	r->skel->rodata->wakeup_bytes = r->opts->ring_size / 4;
 	r->skel->rodata->no_events = r->opts->no_events;
 	r->skel->rodata->causes_on = !r->opts->no_causes;
+	r->skel->rodata->costs_on = r->opts->costs;
 	r->skel->rodata->gating = r->opts->nunder > 0;
 	r->skel->rodata->kfiltering = r->opts->max_depth || r->opts->min_duration_ns;
 	r->skel->rodata->kf_max_depth = r->opts->max_depth;
@@ -265,6 +266,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		r->cb_err = mapping_watch__on_mapped(&r->watch, data);
 	else
 		r->cb_err = collector__event(r->col, data, size);
+	if (r->allocs)
+		record__allocs_event(r, data, kind);
 	return r->cb_err;
 }
 
@@ -306,6 +309,8 @@ static int open_output(struct record *r)
 	ret = collector__new(r->fb, &r->col);
 	if (!ret && !r->opts->no_causes)
 		collector__causes(r->col);
+	if (!ret && r->opts->costs)
+		collector__costs(r->col);
 	if (!ret)
 		ret = object_set__register(r->objs, r->col, r->fb);
 	if (ret)
@@ -524,6 +529,7 @@ void record__free(struct record *r)
 		keeper__stop(&r->keeper, bpf_map__fd(r->skel->maps.held));
 	sledtrace_bpf__destroy(r->skel);
 	object_set__free(r->objs);
+	alloc_probes__free(r->allocs);
 	capture_set__free(r->capture);
 	mapping_watch__free(&r->watch);
 	trace_gaps__free(&r->gaps);

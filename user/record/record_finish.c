@@ -184,6 +184,7 @@ int record__finish(struct record *r)
 	bpf_counters__to_stats(&ctr, &st);
 	st.no_sched = r->opts->no_sched;
 	st.no_causes = r->opts->no_causes;
+	st.costs = r->opts->costs;
 	st.probe_entry_ns = r->calib.entry_ns;
 	st.probe_exit_ns = r->calib.exit_ns;
 	st.budget_ppm = (uint64_t)(r->opts->budget * 1e6 + 0.5);

@@ -59,12 +59,12 @@ static int hook_mmap(struct record *r)
 					    sizeof(enter_how));
 	r->skel->bss->mmap_by_raw_exit = fds[0] < 0;
 	/* Forked children are caught at their return from fork there too. */
-	if (fds[0] < 0 || r->skel->bss->fix_forks)
+	if (fds[0] < 0 || r->skel->bss->fix_forks || r->skel->bss->hold_forks)
 		r->hooks.syscall_exit = bpf_program__attach(r->skel->progs.on_syscall_exit);
 	if (fds[0] < 0 && !r->hooks.syscall_exit)
 		return record__fail(-errno, "cannot watch new mappings: %s (mmap tracepoint: %s)",
 				    strerror(errno), how);
-	if (r->skel->bss->fix_forks && !r->hooks.syscall_exit)
+	if ((r->skel->bss->fix_forks || r->skel->bss->hold_forks) && !r->hooks.syscall_exit)
 		return record__fail(-errno, "cannot watch forked children: %s", strerror(errno));
 	if (r->opts->verbose && fds[0] >= 0)
 		fprintf(stderr, "sledtrace: holds: mmap syscall tracepoint (id from %s)%s\n", how,
@@ -80,6 +80,12 @@ int record__hook_processes(struct record *r)
 {
 	int err;
 
+	if (r->opts->costs && !r->allocs &&
+	    (err = alloc_probes__new(r->skel->progs.on_alloc, r->skel->progs.on_alloc_ret,
+				     r->opts->alloc_fns, r->opts->nalloc_fns, &r->allocs)))
+		return record__fail(err, "out of memory");
+	/* a forked child gets its own allocator probes before it runs */
+	r->skel->bss->hold_forks = r->allocs != NULL;
 	r->watch = (struct mapping_watch){
 		.objs = r->objs,
 		.att = r->att,
@@ -95,6 +101,8 @@ int record__hook_processes(struct record *r)
 		.copies = r->exits.copy == EXIT_COPY_REWRITTEN && r->copies.ns_fd >= 0 ? &r->copies
 										       : NULL,
 		.gaps = &r->gaps,
+		.allocs = r->allocs,
+		.repair_forks = r->skel->bss->fix_forks,
 	};
 	/* fork and rename also name new threads and processes (collector.h). */
 	r->hooks.exec = bpf_program__attach(r->skel->progs.on_exec);
@@ -127,12 +135,35 @@ int record__hook_processes(struct record *r)
 	return 0;
 }
 
+void record__allocs_event(struct record *r, const void *rec, unsigned kind)
+{
+	const struct sled_thread_exit *e = rec;
+
+	if (kind == SLED_KIND_EXEC ||
+	    (kind == SLED_KIND_THREAD_EXIT && e->process_ended && e->h.tid == e->h.tgid))
+		alloc_probes__gone(r->allocs, (pid_t)e->h.tgid);
+}
+
 static int add_traced(struct record *r, pid_t pid)
 {
 	uint32_t tgid = (uint32_t)pid, one = 1;
 
 	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.traced), &tgid, &one, BPF_ANY))
 		return record__fail(-errno, "cannot set the traced pid: %s", strerror(errno));
+	return 0;
+}
+
+/* record --costs: every system call and user page fault of the machine
+ * runs a program while it records (one map lookup for a process outside
+ * the traced ones); allocators are probed per process (alloc_probes.h). */
+static int watch_costs(struct record *r)
+{
+	if (!(r->hooks.sys_enter = bpf_program__attach(r->skel->progs.on_sys_enter)))
+		return record__fail(-errno, "cannot watch system calls for --costs: %s",
+				    strerror(errno));
+	if (!(r->hooks.fault = bpf_program__attach(r->skel->progs.on_fault)))
+		return record__fail(-errno, "cannot watch page faults for --costs: %s",
+				    strerror(errno));
 	return 0;
 }
 
@@ -162,7 +193,7 @@ int record__watch_exits(struct record *r)
 	    !(r->hooks.waking = bpf_program__attach(r->skel->progs.on_waking)))
 		return record__fail(-errno, "cannot watch the scheduler's wakeups: %s",
 				    strerror(errno));
-	return 0;
+	return r->opts->costs ? watch_costs(r) : 0;
 }
 
 void record__unhook_processes(struct record *r)
@@ -181,5 +212,8 @@ void record__unwatch_exits(struct record *r)
 	bpf_link__destroy(r->hooks.exit);
 	bpf_link__destroy(r->hooks.sched);
 	bpf_link__destroy(r->hooks.waking);
+	bpf_link__destroy(r->hooks.sys_enter);
+	bpf_link__destroy(r->hooks.fault);
 	r->hooks.exit = r->hooks.sched = r->hooks.waking = NULL;
+	r->hooks.sys_enter = r->hooks.fault = NULL;
 }

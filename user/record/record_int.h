@@ -40,7 +40,8 @@ struct record {
 	struct targets targets;	     /* -p */
 	struct sledtrace_bpf *skel;
 	struct attacher *att;
-	struct attach_warm *warm; /* from open until the first attach is done */
+	struct attach_warm *warm;    /* from open until the first attach is done */
+	struct alloc_probes *allocs; /* --costs: allocators probed per process */
 	/* What record_hooks.c attaches besides the probes. */
 	struct record_hooks {
 		/* exec, fork, rename and the holds (mappings.h): gone at detach */
@@ -51,6 +52,7 @@ struct record {
 		/* thread exits, and their switches (on-CPU time): kept until the
 		 * last drain */
 		struct bpf_link *exit, *sched, *waking;
+		struct bpf_link *sys_enter, *fault; /* --costs */
 	} hooks;
 	struct mapping_watch watch;
 	struct copies copies;	/* rewritten copies bound in the command's namespace */
@@ -101,6 +103,9 @@ int record__watch_exits(struct record *r);
 /* Exec, fork and rename of the traced processes, and the holds at their
  * new executable mappings (record_hooks.c). */
 int record__hook_processes(struct record *r);
+/* A process that ended or exec'd loses its allocator probes (--costs):
+ * the new image's are placed at its next hold. */
+void record__allocs_event(struct record *r, const void *rec, unsigned kind);
 /* Removes exec, fork, rename and the holds' links (not hooks.mmap_fds). */
 void record__unhook_processes(struct record *r);
 /* Removes the thread-exit and switch links. */

@@ -23,17 +23,20 @@ struct record_opts {
 	bool quiet;
 	int verbose; /* 1: phase timings and the probe plan; 2: libbpf too */
 	bool mangled;
-	struct select_args sel;	  /* -F, -N, --filter-file, --allow-empty */
-	uint32_t max_depth;	  /* 0: unlimited */
-	uint64_t min_duration_ns; /* 0: keep every call */
-	bool no_xray;		  /* probe symbols, not sleds */
-	bool all;		  /* --no-xray without a filter */
-	const char *debug_dir;	  /* --no-xray: where debug files are; NULL: default */
-	bool no_events;		  /* benchmarks: probes fire, BPF emits nothing */
-	bool no_causes;		  /* no spawn or wakeup causes (DESIGN.md, "Causes") */
-	bool no_sched;		  /* no switch events: no on-CPU time */
-	char **argv;		  /* the command, NULL-terminated; NULL with -p */
-	pid_t pids[64];		  /* -p PID[,PID...]: running processes */
+	struct select_args sel;	   /* -F, -N, --filter-file, --allow-empty */
+	uint32_t max_depth;	   /* 0: unlimited */
+	uint64_t min_duration_ns;  /* 0: keep every call */
+	bool no_xray;		   /* probe symbols, not sleds */
+	bool all;		   /* --no-xray without a filter */
+	const char *debug_dir;	   /* --no-xray: where debug files are; NULL: default */
+	bool no_events;		   /* benchmarks: probes fire, BPF emits nothing */
+	bool no_causes;		   /* no spawn or wakeup causes (DESIGN.md, "Causes") */
+	bool no_sched;		   /* no switch events: no on-CPU time */
+	bool costs;		   /* allocations, syscalls, faults per call (DESIGN.md, "Costs") */
+	const char *alloc_fns[16]; /* --alloc-fn SYM: allocators of the program's own */
+	size_t nalloc_fns;
+	char **argv;	/* the command, NULL-terminated; NULL with -p */
+	pid_t pids[64]; /* -p PID[,PID...]: running processes */
 	size_t npids;
 	uint64_t duration_ns;	 /* -p: stop after this long; 0: until a signal or exit */
 	bool follow;		 /* -p: their future children too (a command's always) */

@@ -13,6 +13,7 @@
 
 #include "format/perfetto/perfetto_args.h"
 #include "format/perfetto/perfetto_clock.h"
+#include "format/perfetto/perfetto_costs.h"
 #include "format/perfetto/perfetto_ident.h"
 #include "format/perfetto/perfetto_interp.h"
 #include "format/perfetto/perfetto_layout.h"
@@ -417,7 +418,7 @@ static int slice_event(struct perfetto_interp *r, struct pr_seq *s,
 		return slice_begin(r, s, t, ev, name, ts, te);
 	if (!frame_builder__depth(t))
 		return 0;
-	if ((err = perfetto_args__values(t, te)))
+	if ((err = perfetto_args__values(t, te)) || (err = perfetto_args__costs(t, te)))
 		return err;
 	if (ev->exit_inferred) {
 		r->inferred_ends++;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "format/perfetto/perfetto_layout.h"
+#include "format/perfetto/perfetto_costs.h"
 #include "format/perfetto/perfetto_packets.h"
 #include "model/trace_stats.h"
 
@@ -422,7 +423,7 @@ static void value_ann(struct pbuf *b, const struct trace_value *v)
 }
 
 void pkt_end_values(struct pbuf *b, uint32_t seq, bool inferred, const struct frame_values *v,
-		    uint64_t delta)
+		    const struct frame_costs *c, uint64_t delta)
 {
 	size_t m = open_packet(b), te, a;
 
@@ -436,8 +437,10 @@ void pkt_end_values(struct pbuf *b, uint32_t seq, bool inferred, const struct fr
 		pbuf__uint_set(b, DA_BOOL, 1);
 		pbuf__close(b, a);
 	}
-	for (uint32_t i = 0; i < v->n; i++)
+	for (uint32_t i = 0; v && i < v->n; i++)
 		value_ann(b, &v->v[i]);
+	if (c)
+		pkt_costs(b, c);
 	pbuf__close(b, te);
 	pbuf__uint_set(b, TP_TIMESTAMP, delta);
 	pbuf__close(b, m);

@@ -73,9 +73,10 @@ void pkt_state_begin(struct pbuf *b, uint32_t seq, uint32_t thread_index, enum t
 /* The open slice of the state track ends, delta after the previous event. */
 void pkt_state_end(struct pbuf *b, uint32_t seq, uint32_t thread_index, uint64_t delta);
 /* An END with captured values (record --capture), each a debug
- * annotation: "args.NAME" or "return", typed by its kind. */
+ * annotation: "args.NAME" or "return", typed by its kind, and costs
+ * (record --costs, perfetto_costs.h); either may be NULL. */
 void pkt_end_values(struct pbuf *b, uint32_t seq, bool inferred, const struct frame_values *v,
-		    uint64_t delta);
+		    const struct frame_costs *c, uint64_t delta);
 /* INSTANT events on the sledtrace track at ts. */
 void pkt_elided(struct pbuf *b, uint64_t ts, const struct pkt_elided *e, const struct pkt_func *f,
 		const struct pkt_object *o);

@@ -277,15 +277,15 @@ int pw_seq_cause(struct pw_seqs *q, struct pw_seq *s, const struct cause_point *
 }
 
 int pw_seq_end(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, uint64_t ts, bool inferred,
-	       const struct frame_values *values)
+	       const struct frame_values *values, const struct frame_costs *costs)
 {
 	size_t before = s->pending.len;
 	uint64_t below = depth <= s->below_cap ? s->below[depth - 1] : 0;
 
 	if (depth >= 2 && depth <= s->below_cap)
 		s->below[depth - 2] += below + 1;
-	if (values && values->n)
-		pkt_end_values(&s->pending, s->seq_id, inferred, values, advance(s, ts));
+	if ((values && values->n) || (costs && frame_costs__any(costs)))
+		pkt_end_values(&s->pending, s->seq_id, inferred, values, costs, advance(s, ts));
 	else
 		pkt_end(&s->pending, s->seq_id, inferred, below, advance(s, ts));
 	return pw_seq_appended(q, s, before);

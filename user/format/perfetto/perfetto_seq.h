@@ -88,10 +88,11 @@ int pw_seq_begin(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, const stru
 		 const struct pkt_func *f, const struct pkt_object *objs);
 /* A cause at ts on s's thread (pkt_cause). */
 int pw_seq_cause(struct pw_seqs *q, struct pw_seq *s, const struct cause_point *cp, uint64_t cause);
-/* values: the frame's captured values (record --capture), or NULL.  The
- * slice at depth ends: its END says how many traced calls it held. */
+/* values: the frame's captured values (record --capture), costs what it
+ * spent (record --costs); either may be NULL.  The slice at depth ends:
+ * its END says how many traced calls it held. */
 int pw_seq_end(struct pw_seqs *q, struct pw_seq *s, uint32_t depth, uint64_t ts, bool inferred,
-	       const struct frame_values *values);
+	       const struct frame_values *values, const struct frame_costs *costs);
 /* The thread is in state from ts on: its open state slice ends and one of
  * state begins (the first time, the state track is described and its
  * first slice, running, begins at the thread's first event). */

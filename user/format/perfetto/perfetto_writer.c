@@ -211,7 +211,7 @@ static int pw_leave(void *ctx, const struct trace_thread *th, const struct frame
 	}
 	if (!(s = pw_seq_ready(&w->q, th, end_ns)))
 		return w->q.err;
-	return pw_seq_end(&w->q, s, depth, end_ns, how == FRAME_INFERRED, f->values);
+	return pw_seq_end(&w->q, s, depth, end_ns, how == FRAME_INFERRED, f->values, f->costs);
 }
 
 static int pw_sched(void *ctx, const struct trace_thread *th, uint64_t ts, enum thread_state state)

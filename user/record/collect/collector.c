@@ -426,10 +426,13 @@ static int captured(struct collector *c, const struct sled_capture *e, size_t si
 static int switched(struct collector *c, const struct sled_switch *e)
 {
 	struct fb_thread *t = frame_builder__find(c->fb, e->h.tgid, e->h.tid);
+	int err;
 
 	if (!t || e->state >= SLED_STATE_MAX)
 		return 0;
 	c->st.switches++;
+	if ((err = costs__switched(c, t, (enum thread_state)e->state)))
+		return err;
 	return frame_builder__sched(c->fb, t, e->h.ts, (enum thread_state)e->state);
 }
 
@@ -463,6 +466,7 @@ static const uint32_t record_size[SLED_KIND_MAX] = {
 	[SLED_KIND_ARGS] = SLED_CAPTURE_SMALL,
 	[SLED_KIND_RETVAL] = SLED_CAPTURE_SMALL,
 	[SLED_KIND_CAUSE] = sizeof(struct sled_cause),
+	[SLED_KIND_COST] = sizeof(struct sled_cost),
 };
 
 unsigned collector__kind(const void *rec, size_t size)
@@ -503,6 +507,8 @@ int collector__event(struct collector *c, const void *rec, size_t size)
 		return switched(c, rec);
 	case SLED_KIND_CAUSE:
 		return causes__record(c, rec);
+	case SLED_KIND_COST:
+		return costs__record(c, rec);
 	default:
 		return 0; /* MAPPED is the hold's (mappings.h); unknown kinds are skipped */
 	}

@@ -57,6 +57,9 @@ const struct collector_names *collector__names(const struct collector *c);
 /* A forked child's next frame has as cause its parent's innermost frame at
  * the fork (threads' spawns and wakeups come as their own records). */
 void collector__causes(struct collector *c);
+/* record --costs: cost records are charged to frames, and voluntary
+ * switches counted (costs.c). */
+void collector__costs(struct collector *c);
 uint64_t collector__functions_hit(const struct collector *c);
 
 #endif

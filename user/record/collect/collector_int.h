@@ -39,6 +39,7 @@ struct collector {
 	struct idents *ids;
 	struct collector_names names;
 	bool causes;		    /* link forks to their parent's frame (collector__causes) */
+	bool costs;		    /* record --costs: voluntary switches count (costs.c) */
 	struct handoffs *handoffs;  /* --flow's values in flight; made at the first send */
 	struct causes_early *early; /* causes of threads not met yet (causes.c) */
 };
@@ -67,5 +68,11 @@ int causes__exec(struct collector *c, struct cthread *t);
 /* (tgid, tid) ended: a cause it never took goes. */
 void causes__gone(struct collector *c, uint32_t tgid, uint32_t tid);
 void causes__free(struct collector *c);
+
+/* costs.c */
+/* A cost record (kind SLED_KIND_COST). */
+int costs__record(struct collector *c, const struct sled_cost *e);
+/* t switched to state: a voluntary switch counts. */
+int costs__switched(struct collector *c, struct fb_thread *t, enum thread_state state);
 
 #endif

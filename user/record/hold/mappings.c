@@ -77,11 +77,12 @@ struct scan_files {
 	pid_t tgid;
 	struct {
 		uint64_t dev, ino;
+		bool allocator; /* probed per process: stays unknown */
 	} * f;
 	size_t n, cap;
 };
 
-static int remember(struct scan_files *s, uint64_t dev, uint64_t ino)
+static int remember(struct scan_files *s, uint64_t dev, uint64_t ino, bool allocator)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 32;
@@ -94,6 +95,7 @@ static int remember(struct scan_files *s, uint64_t dev, uint64_t ino)
 	}
 	s->f[s->n].dev = dev;
 	s->f[s->n].ino = ino;
+	s->f[s->n].allocator = allocator;
 	s->n++;
 	return 0;
 }
@@ -107,7 +109,15 @@ static int add_mapping(const struct proc_mapping *m, void *arg)
 
 	if (ret == -ENOMEM)
 		return ret;
-	return remember(s, m->dev, m->ino);
+	ret = s->w->allocs ? alloc_probes__mapping(s->w->allocs, s->tgid, m, err, sizeof(err)) : 0;
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0) {
+		/* the process runs on; its allocations are not all counted */
+		s->w->alloc_failed++;
+		fprintf(stderr, "sledtrace: warning: %s\n", err);
+	}
+	return remember(s, m->dev, m->ino, ret > 0);
 }
 
 static int mark_copy(void *ctx, uint64_t dev, uint64_t ino)
@@ -166,6 +176,8 @@ static int mark_scanned(struct scan_files *s)
 								 s->f[i].ino, NULL);
 		int err;
 
+		if (s->f[i].allocator)
+			continue;
 		if (o && o->attach_failed) {
 			err = coverage__add(s->w->gaps, (uint32_t)s->tgid, o->path, boot_ns(),
 					    COVERAGE_OPEN, "its probes could not be attached");
@@ -272,7 +284,7 @@ int mapping_watch__on_mapped(struct mapping_watch *w, const struct sled_mapped *
 	seq = hold_number(w);
 	if (!ret && stop != -ESRCH && w->att)
 		ret = mapping_watch__scan(w, (pid_t)tgid);
-	if (forked && stop == 0)
+	if (forked && stop == 0 && w->repair_forks)
 		repair_child(w, (pid_t)tgid);
 	/* Resume whatever happened: a held process must never stay stopped. */
 	bpf_map_delete_elem(w->held_fd, &tgid);

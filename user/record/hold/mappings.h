@@ -19,6 +19,7 @@
 #include "probes/exit_policy.h"
 #include "probes/probe_plan.h"
 #include "record/collect/collector.h"
+#include "record/hold/alloc_probes.h"
 #include "record/hold/copies.h"
 #include "record/hold/coverage.h"
 #include "record/hold/objects.h"
@@ -36,6 +37,8 @@ struct mapping_watch {
 	const volatile uint64_t *hold_seq; /* the BPF side's hold counter */
 	struct copies *copies;		   /* rewritten copies for later processes; NULL: none */
 	struct trace_gaps *gaps;	   /* coverage gaps found here */
+	struct alloc_probes *allocs;	   /* record --costs: per-process allocator probes */
+	bool repair_forks;		   /* forked children's text may need repair */
 	size_t attached;		   /* objects [0, attached) were offered to the attacher */
 	struct u64map resolved;		   /* tgid + 1 -> hold number its last resume covered */
 	struct u64map unconfirmed;	   /* tgid + 1 -> time of a resume without a full stop */
@@ -46,6 +49,7 @@ struct mapping_watch {
 	uint64_t covered;	       /* holds an earlier resume had covered */
 	uint64_t unconfirmed_resumes;  /* resumes without every thread stopped */
 	uint64_t fork_holds, repaired; /* forked children held, sleds repaired (fork_text.h) */
+	uint64_t alloc_failed;	       /* processes whose allocators could not be probed (warned) */
 };
 
 /* Marks every object already in the set known. */
