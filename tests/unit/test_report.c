@@ -56,7 +56,7 @@ static void test_per_function(void **state)
 		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\t50\t50\t\t50\t50\n"
 		"*\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t*\t\t\t0\t260\t160\t\t130\t40\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 costs=0 cost_drops=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
 	free(text);
 }
 
@@ -74,7 +74,7 @@ static void test_sort_total(void **state)
 		"*\tr\t3\t50\t50\t10\t16\t31\t50\t50\t0.172414\t*\t\t\t0\t50\t50\t\t50\t50\n"
 		"*\tg\t7\t30\t30\t10\t4\t10\t20\t20\t0.103448\t*\t\t\t5\t30\t30\t\t20\t20\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 costs=0 cost_drops=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
 	free(text);
 }
 
@@ -95,7 +95,7 @@ static void test_by_thread_reused_tid(void **state)
 		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\t10\t10\t\t10\t10\n"
 		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\t260\t160\t\t130\t40\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 costs=0 cost_drops=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
 	free(text);
 }
 
@@ -115,7 +115,7 @@ static void test_by_thread(void **state)
 		"5\tg\t1\t10\t10\t10\t10\t10\t10\t10\t0.034483\t1\tA\tp\t0\t10\t10\t\t10\t10\n"
 		"5\tmain\t1\t260\t160\t260\t260\t260\t260\t260\t0.551724\t1\tA\tp\t0\t260\t160\t\t130\t40\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 costs=0 cost_drops=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 times=raw\n");
 	free(text);
 }
 
@@ -140,7 +140,7 @@ static void test_table_stats(void **state)
 		text,
 		"\nstats: events=42 ringbuf_drops=0 unmatched_exits=0 "
 		"inferred_exits=0 unfinished=0 depth_capped=0 "
-		"max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0\n"
+		"max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 costs=0 cost_drops=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0\n"
 		"times: raw\n"));
 	free(text);
 }
@@ -167,7 +167,7 @@ static void test_compensated(void **state)
 		"*\tr\t3\t0\t0\t0\t0\t0\t0\t0\t0.000000\t*\t\t\t0\t0\t0\t\t50\t50\n"
 		"*\tmain\t1\t130\t120\t130\t130\t130\t130\t130\t0.857143\t*\t\t\t0\t130\t120\t\t130\t40\n"
 		"# stats: events=42 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 "
-		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 "
+		"depth_capped=0 max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=0 switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 costs=0 cost_drops=0 probe_cost_ns=10 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0 "
 		"times=compensated\n");
 	free(text);
 }
@@ -338,7 +338,7 @@ static char *run_sched(const struct report_opts *o)
 #define SCHED_STATS                                                                                   \
 	"events=20 ringbuf_drops=0 unmatched_exits=0 inferred_exits=0 unfinished=0 depth_capped=0 "   \
 	"max_depth_dropped=0 short_dropped=0 gated_out=0 ignored_sleds=0 coverage_gaps=0 switches=8 " \
-	"switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 probe_cost_ns=4 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0"
+	"switch_drops=0 switches_inferred=0 no_sched=0 wakeups=0 wakeups_linked=0 wakeups_from_interrupts=0 wakeups_from_outside=0 wakeups_uninterruptible=0 spawns_linked=0 handoffs=0 handoffs_linked=0 cause_drops=0 no_causes=0 costs=0 cost_drops=0 probe_cost_ns=4 probe_entry_ns=0 probe_exit_ns=0 budget_ppm=0 budget_unprobed=0 program_cpu_ns=0 untraced_cpu_ns=0"
 
 /* The last two columns: cpu_total_ns, cpu_self_ns; the others as without
  * switches (wall time). */

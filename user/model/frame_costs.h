@@ -18,7 +18,7 @@ enum cost_kind {
 	COST_ALLOC_BYTES = 1, /* bytes the allocations asked for */
 	COST_FREES = 2,
 	COST_SYSCALLS = 3,
-	COST_PAGE_FAULTS = 4,	      /* of data accesses, taken in user mode */
+	COST_PAGE_FAULTS = 4,	     /* of data accesses, taken in user mode */
 	COST_VOLUNTARY_SWITCHES = 5, /* the thread left its CPU to wait */
 	COST_NKINDS = 6,
 };
@@ -38,7 +38,7 @@ struct cost_syscall {
 /* A frame's counts as it ends (struct frame.costs): valid during leave(). */
 struct frame_costs {
 	uint64_t self[COST_NKINDS];
-	uint64_t total[COST_NKINDS]; /* children included */
+	uint64_t total[COST_NKINDS];	     /* children included */
 	const struct cost_syscall *syscalls; /* self, by number, in no order */
 	uint32_t nsyscalls;
 };

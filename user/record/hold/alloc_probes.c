@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "object/elf_object.h"
+#include "process/needed.h"
 #include "record/hold/alloc_probes.h"
 #include "sledtrace.h"
 
@@ -21,16 +22,11 @@ static const struct {
 	const char *name;
 	unsigned how;
 } known_syms[] = {
-	{ "malloc", SLED_ALLOC_MALLOC },
-	{ "calloc", SLED_ALLOC_CALLOC },
-	{ "realloc", SLED_ALLOC_REALLOC },
-	{ "aligned_alloc", SLED_ALLOC_ALIGNED },
-	{ "memalign", SLED_ALLOC_ALIGNED },
-	{ "posix_memalign", SLED_ALLOC_POSIX_MEMALIGN },
-	{ "valloc", SLED_ALLOC_VALLOC },
-	{ "pvalloc", SLED_ALLOC_VALLOC },
-	{ "free", SLED_ALLOC_FREE },
-	{ "cfree", SLED_ALLOC_FREE },
+	{ "malloc", SLED_ALLOC_MALLOC },    { "calloc", SLED_ALLOC_CALLOC },
+	{ "realloc", SLED_ALLOC_REALLOC },  { "aligned_alloc", SLED_ALLOC_ALIGNED },
+	{ "memalign", SLED_ALLOC_ALIGNED }, { "posix_memalign", SLED_ALLOC_POSIX_MEMALIGN },
+	{ "valloc", SLED_ALLOC_VALLOC },    { "pvalloc", SLED_ALLOC_VALLOC },
+	{ "free", SLED_ALLOC_FREE },	    { "cfree", SLED_ALLOC_FREE },
 };
 
 /* One file's allocators: entry offsets and cookies, and the offsets of
@@ -58,8 +54,8 @@ struct alloc_probes {
 	size_t nlinks;
 };
 
-int alloc_probes__new(struct bpf_program *entry, struct bpf_program *ret,
-		      const char *const *user, size_t nuser, struct alloc_probes **out)
+int alloc_probes__new(struct bpf_program *entry, struct bpf_program *ret, const char *const *user,
+		      size_t nuser, struct alloc_probes **out)
 {
 	struct alloc_probes *a = calloc(1, sizeof(*a));
 
@@ -205,7 +201,7 @@ void alloc_probes__gone(struct alloc_probes *a, pid_t tgid)
 	a->nlinks = kept;
 }
 
-bool alloc_probes__defines(const char *path, const char *name)
+static bool defines(const char *path, const char *name)
 {
 	struct elf_object *o;
 	const struct elf_symbol *s;
@@ -218,6 +214,49 @@ bool alloc_probes__defines(const char *path, const char *name)
 	found = s && s->defined_func;
 	elf_object__free(o);
 	return found;
+}
+
+/* One symbol looked for in each object a search visits. */
+struct sym_search {
+	const char *name;
+	bool found;
+};
+
+static int search_path(const char *path, void *ctx)
+{
+	struct sym_search *s = ctx;
+
+	s->found = s->found || defines(path, s->name);
+	return 0;
+}
+
+static int search_mapping(const struct proc_mapping *m, void *ctx)
+{
+	return search_path(m->open_path, ctx);
+}
+
+int alloc_probes__check(const char *const *syms, size_t n, const char *exe,
+			const struct run_as *ra, const pid_t *pids, size_t npids, char *err,
+			size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct sym_search s = { .name = syms[i] };
+
+		if (exe) {
+			search_path(exe, &s);
+			if (!s.found)
+				needed__each(exe, ra, search_path, &s);
+		}
+		for (size_t p = 0; p < npids && !s.found; p++)
+			proc_maps__for_each_exec(pids[p], search_mapping, &s);
+		if (!s.found) {
+			snprintf(err, errlen,
+				 "--alloc-fn: no function '%s' in %s or the libraries it %s", syms[i],
+				 exe ? exe : "the processes of -p", exe ? "needs" : "maps");
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 size_t alloc_probes__processes(const struct alloc_probes *a)

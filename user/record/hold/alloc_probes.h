@@ -16,14 +16,15 @@
 #include <sys/types.h>
 
 #include "process/proc_maps.h"
+#include "process/run_as.h"
 
 struct bpf_program;
 struct alloc_probes;
 
 /* entry runs at every allocator's entry, ret at the return of those that
  * may call another (bpf/costs.h); user: --alloc-fn symbols. */
-int alloc_probes__new(struct bpf_program *entry, struct bpf_program *ret,
-		      const char *const *user, size_t nuser, struct alloc_probes **out);
+int alloc_probes__new(struct bpf_program *entry, struct bpf_program *ret, const char *const *user,
+		      size_t nuser, struct alloc_probes **out);
 void alloc_probes__free(struct alloc_probes *a);
 /* Process tgid maps m: when m's file has allocators, they are probed for
  * tgid (once per process and file).  1: it has (the file must stay
@@ -32,8 +33,12 @@ int alloc_probes__mapping(struct alloc_probes *a, pid_t tgid, const struct proc_
 			  char *err, size_t errlen);
 /* tgid ended (or exec'd into a new image): its links go. */
 void alloc_probes__gone(struct alloc_probes *a, pid_t tgid);
-/* Whether the file at path defines symbol name (for --alloc-fn's check). */
-bool alloc_probes__defines(const char *path, const char *name);
+/* --alloc-fn's check, before anything runs: every symbol is defined by
+ * exe or a library it needs (ra: as whom the loader would search), or by
+ * an object mapped by one of pids.  -EINVAL and one line in err if not. */
+int alloc_probes__check(const char *const *syms, size_t n, const char *exe,
+			const struct run_as *ra, const pid_t *pids, size_t npids, char *err,
+			size_t errlen);
 /* How many processes have allocator probes now. */
 size_t alloc_probes__processes(const struct alloc_probes *a);
 
