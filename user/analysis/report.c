@@ -384,6 +384,8 @@ void report__row(const struct report *r, size_t i, struct report_row *out)
 				    .cpu_total_ns = row->cpu_total,
 				    .cpu_self_ns = row->cpu_self,
 				    .probe_ns = row->probe };
+	memcpy(out->cost_self, row->cost_self, sizeof(out->cost_self));
+	memcpy(out->cost_total, row->cost_total, sizeof(out->cost_total));
 }
 
 size_t report__nedges(const struct report *r)
