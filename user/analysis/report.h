@@ -79,6 +79,9 @@ struct report_row {
 	/* The probe cost estimated inside the row's raw total (the figure
 	 * shown, less this, is raw time when compensated). */
 	uint64_t probe_ns;
+	/* record --costs (model/frame_costs.h): the calls' own counts and
+	 * their inclusive ones; 0 in a trace without costs (stats.costs 0) */
+	uint64_t cost_self[COST_NKINDS], cost_total[COST_NKINDS];
 };
 
 /* A caller -> callee edge, kept with opts.edges (or --callers/--callees):
