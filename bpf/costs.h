@@ -89,13 +89,6 @@ static __always_inline __u64 alloc_size(struct pt_regs *ctx, __u32 how)
 	}
 }
 
-/* Whether an allocator of this kind may call another allocator entry. */
-static __always_inline bool alloc_nests(__u32 how)
-{
-	return how == SLED_ALLOC_REALLOC || how == SLED_ALLOC_ALIGNED ||
-	       how == SLED_ALLOC_POSIX_MEMALIGN || how == SLED_ALLOC_VALLOC;
-}
-
 /* An allocator's entry, probed per traced process (its link names the
  * process, so no other pays for it). */
 SEC("uprobe.multi")
@@ -109,7 +102,7 @@ int on_alloc(struct pt_regs *ctx)
 		return 0;
 	depth = bpf_map_lookup_elem(&in_alloc, &tid);
 	outer = depth ? *depth : 0;
-	if (alloc_nests(how)) {
+	if (SLED_ALLOC_NESTS(how)) {
 		if (depth)
 			*depth += 1; /* only its own thread writes it */
 		else
@@ -129,7 +122,7 @@ int on_alloc(struct pt_regs *ctx)
 	return 0;
 }
 
-/* The return of an allocator that may nest (alloc_nests). */
+/* The return of an allocator that may nest (SLED_ALLOC_NESTS). */
 SEC("uretprobe.multi")
 int on_alloc_ret(struct pt_regs *ctx)
 {

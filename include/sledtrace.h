@@ -172,6 +172,14 @@ struct sled_cause {
 #define SLED_ALLOC_FREE 7	    /* free(p), cfree(p) */
 #define SLED_ALLOC_USER 8	    /* record --alloc-fn: its first argument is the size */
 #define SLED_ALLOC_MAX 9
+/* The allocators that may call another allocator's entry (glibc's
+ * realloc(NULL, n) and small-aligned memalign call malloc; a program's own
+ * may wrap malloc): their returns are probed too, and what they call is
+ * not counted again. */
+#define SLED_ALLOC_NESTS(how)                                                \
+	((how) == SLED_ALLOC_REALLOC || (how) == SLED_ALLOC_ALIGNED ||       \
+	 (how) == SLED_ALLOC_POSIX_MEMALIGN || (how) == SLED_ALLOC_VALLOC || \
+	 (how) == SLED_ALLOC_USER)
 
 struct sled_cost {
 	struct sled_head h; /* the thread that spent it */

@@ -86,12 +86,6 @@ void alloc_probes__free(struct alloc_probes *a)
 	free(a);
 }
 
-static bool nests(unsigned how)
-{
-	return how == SLED_ALLOC_REALLOC || how == SLED_ALLOC_ALIGNED ||
-	       how == SLED_ALLOC_POSIX_MEMALIGN || how == SLED_ALLOC_VALLOC;
-}
-
 /* sym at its file offset, once per address. */
 static void add_sym(struct alloc_file *f, const struct elf_object *o, const char *name,
 		    unsigned how)
@@ -107,7 +101,7 @@ static void add_sym(struct alloc_file *f, const struct elf_object *o, const char
 			return;
 	f->off[f->n] = off;
 	f->cookie[f->n++] = how;
-	if (nests(how))
+	if (SLED_ALLOC_NESTS(how))
 		f->ret_off[f->nret++] = off;
 }
 
@@ -235,9 +229,8 @@ static int search_mapping(const struct proc_mapping *m, void *ctx)
 	return search_path(m->open_path, ctx);
 }
 
-int alloc_probes__check(const char *const *syms, size_t n, const char *exe,
-			const struct run_as *ra, const pid_t *pids, size_t npids, char *err,
-			size_t errlen)
+int alloc_probes__check(const char *const *syms, size_t n, const char *exe, const struct run_as *ra,
+			const pid_t *pids, size_t npids, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct sym_search s = { .name = syms[i] };
@@ -251,8 +244,9 @@ int alloc_probes__check(const char *const *syms, size_t n, const char *exe,
 			proc_maps__for_each_exec(pids[p], search_mapping, &s);
 		if (!s.found) {
 			snprintf(err, errlen,
-				 "--alloc-fn: no function '%s' in %s or the libraries it %s", syms[i],
-				 exe ? exe : "the processes of -p", exe ? "needs" : "maps");
+				 "--alloc-fn: no function '%s' in %s or the libraries it %s",
+				 syms[i], exe ? exe : "the processes of -p",
+				 exe ? "needs" : "maps");
 			return -EINVAL;
 		}
 	}
