@@ -132,9 +132,9 @@ int record__open(const struct record_opts *opts, struct record **out)
 		record__fail(-EINVAL, "%s", err);
 		return RECORD_EUSAGE;
 	}
-	if (opts->nalloc_fns && alloc_probes__check(opts->alloc_fns, opts->nalloc_fns,
-						    opts->npids ? NULL : r->path, &r->run_as,
-						    opts->pids, opts->npids, err, sizeof(err))) {
+	if (opts->nalloc_fns &&
+	    alloc_probes__check(opts->alloc_fns, opts->nalloc_fns, opts->npids ? NULL : r->path,
+				&r->run_as, opts->pids, opts->npids, err, sizeof(err))) {
 		record__fail(-EINVAL, "%s", err);
 		return RECORD_EUSAGE;
 	}

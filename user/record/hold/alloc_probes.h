@@ -36,9 +36,8 @@ void alloc_probes__gone(struct alloc_probes *a, pid_t tgid);
 /* --alloc-fn's check, before anything runs: every symbol is defined by
  * exe or a library it needs (ra: as whom the loader would search), or by
  * an object mapped by one of pids.  -EINVAL and one line in err if not. */
-int alloc_probes__check(const char *const *syms, size_t n, const char *exe,
-			const struct run_as *ra, const pid_t *pids, size_t npids, char *err,
-			size_t errlen);
+int alloc_probes__check(const char *const *syms, size_t n, const char *exe, const struct run_as *ra,
+			const pid_t *pids, size_t npids, char *err, size_t errlen);
 /* How many processes have allocator probes now. */
 size_t alloc_probes__processes(const struct alloc_probes *a);
 
