@@ -18,6 +18,9 @@ trace went through the Perfetto file and its reader.
   --pool FIXTURE       tests/fixtures/costs_pool.c with --alloc-fn: an
                        allocator of the program's own, and a wrapper of
                        malloc that counts once; a forked child's own
+  --pool -p            the same program already running: record -p
+                       --follow attaches to it, then it works; its counts
+                       and its forked child's are exact from the attach on
   bad input            --alloc-fn naming nothing, or without --costs: exit
                        2, one line, no trace written
 
@@ -28,6 +31,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -162,6 +166,38 @@ def check_costs_fixture(st, fixture, tmp, runs):
     return n
 
 
+def check_attached(st, fixture, tmp):
+    """record -p --follow: the allocators of a running process, and of the
+    child it forks, are probed from the attach on."""
+    trace = os.path.join(tmp, "attached.pftrace")
+    prog = subprocess.Popen([fixture, "--wait"], stdout=subprocess.PIPE, text=True)
+    try:
+        expect(prog.stdout.readline().strip() == "READY", "the fixture did not start")
+        rec = subprocess.Popen([st, "record", "--costs", "--alloc-fn=pool_alloc",
+                                "--alloc-fn=pool_malloc", "--follow", "-p",
+                                str(prog.pid), "-o", trace],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # record says "... attached to process N" once its probes are live
+        said = []
+        for line in rec.stderr:
+            said.append(line)
+            if "attached" in line:
+                break
+        expect(any("attached" in l for l in said), "record -p never attached: %s" % said)
+        os.kill(prog.pid, signal.SIGUSR1)
+        out = prog.stdout.read()
+        prog.wait(timeout=TIMEOUT)
+        _, err = rec.communicate(timeout=TIMEOUT)
+        err = "".join(said) + err
+        expect(rec.returncode == 0, "record -p: exit %d: %s" % (rec.returncode, err))
+    finally:
+        if prog.poll() is None:
+            prog.kill()
+    rows, stats = report_rows(st, trace)
+    expect(stats.get("costs") == 1, "record -p: stats do not say costs=1")
+    return sum(check_line(rows, k, f, ("self",)) for k, f in expected_lines(out).items())
+
+
 def check_bad_input(st, fixture, tmp):
     trace = os.path.join(tmp, "bad.pftrace")
     for extra in (["--costs", "--alloc-fn=no_such_allocator"], ["--alloc-fn=malloc"]):
@@ -201,6 +237,9 @@ def main():
                               extra=("--alloc-fn=pool_alloc", "--alloc-fn=pool_malloc"))
                 print("ok: --alloc-fn, %d counts exact (a wrapper of malloc counts once, a "
                       "forked child has its own)" % n)
+                n = check_attached(a.sledtrace, a.pool, tmp)
+                print("ok: record -p --follow: %d counts exact from the attach on, the forked "
+                      "child's too" % n)
             if not (a.costs or a.costs_cxx or a.costs_rs or a.pool):
                 raise CheckFailed("nothing to check")
     except (CheckFailed, subprocess.TimeoutExpired, KeyError, ValueError) as e:
