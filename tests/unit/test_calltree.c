@@ -2,7 +2,8 @@
 /* test_calltree.c: the call tree of synthetic_stream.h, node by node:
  * paths, calls, inclusive and self time, elided calls under their own
  * node, and two threads merged by path; compensated times per call,
- * clamped per call as the report clamps them, summed per path. */
+ * clamped per call as the report clamps them, summed per path; record
+ * --costs's self counts summed per path. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -196,13 +197,104 @@ static void test_compensated_per_call(void **state)
 	calltree__free(ct);
 }
 
+/* The node whose path is path ("a;b"), or 0. */
+static size_t find(const struct calltree *ct, const char *path)
+{
+	for (size_t i = 1; i < calltree__count(ct); i++) {
+		char buf[128] = "";
+
+		path_of(ct, i, buf, sizeof(buf));
+		if (!strcmp(buf, path))
+			return i;
+	}
+	return 0;
+}
+
+static void spend(struct fb_thread *t, enum cost_kind kind, uint64_t n)
+{
+	assert_int_equal(frame_builder__cost(t, kind, n, kind == COST_SYSCALLS ? 39 : 0), 0);
+}
+
+/* record --costs: a path sums its calls' self counts.  f1 allocates 100
+ * bytes itself and calls f2 twice, which makes a syscall and takes a
+ * fault each time; then f1 calls f3..f300, each allocating as many bytes
+ * as its number: more nodes than the tree had room for when the first
+ * costs came, so the sums must grow with the nodes.  A tree whose frames
+ * spent nothing has no sums, and has costs only when its stats say
+ * --costs. */
+static void test_costs(void **state)
+{
+	enum { NFN = 300 };
+	static char names[NFN + 1][8];
+	struct trace_stats st = { 0 };
+	struct calltree *ct;
+	struct frame_sink sink;
+	struct frame_builder *fb;
+	struct fb_thread *t;
+	const uint64_t *c;
+	uint64_t at = 0;
+
+	(void)state;
+	assert_int_equal(calltree__new(&ct), 0);
+	sink = calltree__sink(ct);
+	assert_non_null(fb = frame_builder__new(&sink));
+	for (uint32_t id = 1; id <= NFN; id++) {
+		struct trace_function fn = { .id = id, .name = names[id] };
+
+		snprintf(names[id], sizeof(names[id]), "f%u", id);
+		assert_int_equal(frame_builder__function(fb, &fn), 0);
+	}
+	assert_int_equal(frame_builder__thread(fb, 1, 1, "T", "p", NULL, &t), 0);
+	st_call(fb, t, 1, at++);
+	spend(t, COST_ALLOCS, 1);
+	spend(t, COST_ALLOC_BYTES, 100);
+	for (int i = 0; i < 2; i++) {
+		st_call(fb, t, 2, at++);
+		spend(t, COST_SYSCALLS, 1);
+		spend(t, COST_PAGE_FAULTS, 1);
+		st_ret(fb, t, at++);
+	}
+	for (uint32_t id = 3; id <= NFN; id++) {
+		st_call(fb, t, id, at++);
+		spend(t, COST_ALLOCS, 1);
+		spend(t, COST_ALLOC_BYTES, id);
+		st_ret(fb, t, at++);
+	}
+	st_ret(fb, t, at++);
+	assert_int_equal(frame_builder__finish(fb, &st), 0);
+	frame_builder__free(fb);
+	assert_true(calltree__count(ct) > 256);
+	assert_true(calltree__has_costs(ct));
+	assert_non_null(c = calltree__costs(ct, find(ct, "f1")));
+	assert_int_equal(c[COST_ALLOCS], 1);
+	assert_int_equal(c[COST_ALLOC_BYTES], 100);
+	assert_int_equal(c[COST_SYSCALLS] + c[COST_PAGE_FAULTS], 0);
+	assert_non_null(c = calltree__costs(ct, find(ct, "f1;f2")));
+	assert_int_equal(c[COST_SYSCALLS], 2);
+	assert_int_equal(c[COST_PAGE_FAULTS], 2);
+	assert_int_equal(c[COST_ALLOCS], 0);
+	assert_non_null(c = calltree__costs(ct, find(ct, "f1;f300")));
+	assert_int_equal(c[COST_ALLOCS], 1);
+	assert_int_equal(c[COST_ALLOC_BYTES], 300);
+	calltree__free(ct);
+
+	assert_int_equal(calltree__new(&ct), 0);
+	sink = calltree__sink(ct);
+	play_stream(&sink, false);
+	assert_null(calltree__costs(ct, 1));
+	assert_false(calltree__has_costs(ct));
+	st.costs = 1;
+	assert_int_equal(sink.ops->stats(sink.ctx, &st), 0);
+	assert_true(calltree__has_costs(ct));
+	calltree__free(ct);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_threads),
-		cmocka_unit_test(test_reused_tid),
-		cmocka_unit_test(test_compensated),
-		cmocka_unit_test(test_compensated_per_call),
+		cmocka_unit_test(test_two_threads), cmocka_unit_test(test_reused_tid),
+		cmocka_unit_test(test_compensated), cmocka_unit_test(test_compensated_per_call),
+		cmocka_unit_test(test_costs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,8 @@ struct ct_info {
 struct calltree {
 	struct calltree_node *nodes;
 	size_t n, cap;
+	/* by node, cap of them once the first frame with costs ended */
+	uint64_t (*costs)[COST_NKINDS];
 	struct u64map children;	     /* (parent << 32 | fid) + 1 -> node */
 	struct thread_slots threads; /* struct ct_thread by thread index */
 	struct ct_info *infos;	     /* by thread index */
@@ -59,10 +61,17 @@ static int child_of(struct calltree *ct, uint32_t parent, uint32_t fid, uint32_t
 	if (ct->n == ct->cap) {
 		size_t cap = ct->cap * 2;
 		struct calltree_node *v = realloc(ct->nodes, cap * sizeof(*v));
+		uint64_t(*c)[COST_NKINDS];
 
 		if (!v)
 			return -ENOMEM;
 		ct->nodes = v;
+		if (ct->costs) {
+			if (!(c = realloc(ct->costs, cap * sizeof(*c))))
+				return -ENOMEM;
+			memset(c + ct->cap, 0, (cap - ct->cap) * sizeof(*c));
+			ct->costs = c;
+		}
 		ct->cap = cap;
 	}
 	ct->nodes[ct->n] = (struct calltree_node){ .parent = parent, .fid = fid };
@@ -241,6 +250,19 @@ static int ct_enter(void *ctx, const struct trace_thread *th, const struct frame
 	return child_of(ct, parent, stack[depth - 1].fid, &t->node[depth - 1]);
 }
 
+/* A frame's self costs into its node's sums: made for every node the
+ * first time a frame has any. */
+static int add_costs(struct calltree *ct, uint32_t node, const struct frame_costs *fc)
+{
+	if (!fc || !frame_costs__any(fc))
+		return 0;
+	if (!ct->costs && !(ct->costs = calloc(ct->cap, sizeof(*ct->costs))))
+		return -ENOMEM;
+	for (int k = 0; k < COST_NKINDS; k++)
+		ct->costs[node][k] += fc->self[k];
+	return 0;
+}
+
 static int ct_leave(void *ctx, const struct trace_thread *th, const struct frame *stack,
 		    uint32_t depth, uint64_t end_ns, enum frame_end how)
 {
@@ -264,7 +286,7 @@ static int ct_leave(void *ctx, const struct trace_thread *th, const struct frame
 	n->self_ns += figure(ct, self, comp__in_self(&ct->cost, cf));
 	if (depth > 1)
 		t->child_ns[depth - 2] += dur;
-	return 0;
+	return add_costs(ct, t->node[depth - 1], stack[depth - 1].costs);
 }
 
 static int ct_elided(void *ctx, const struct trace_thread *th, uint32_t fid, uint64_t calls,
@@ -449,6 +471,16 @@ void calltree__span(const struct calltree *ct, uint64_t *first_ns, uint64_t *las
 	*last_ns = ct->last_ns;
 }
 
+const uint64_t *calltree__costs(const struct calltree *ct, size_t i)
+{
+	return ct->costs && i < ct->n ? ct->costs[i] : NULL;
+}
+
+bool calltree__has_costs(const struct calltree *ct)
+{
+	return ct->st.costs || ct->costs;
+}
+
 void calltree__free(struct calltree *ct)
 {
 	if (!ct)
@@ -468,6 +500,7 @@ void calltree__free(struct calltree *ct)
 	u64map__clear(&ct->stitched);
 	thread_slots__clear(&ct->threads);
 	free(ct->nodes);
+	free(ct->costs);
 	free(ct);
 }
 

@@ -65,5 +65,14 @@ const struct trace_thread *calltree__thread(const struct calltree *ct, size_t id
 const struct trace_stats *calltree__stats(const struct calltree *ct);
 /* Earliest frame start and latest frame end seen; both 0 for no frames. */
 void calltree__span(const struct calltree *ct, uint64_t *first_ns, uint64_t *last_ns);
+/* record --costs: node i's self counts (enum cost_kind: allocations,
+ * bytes, frees, syscalls, faults, voluntary switches) summed over the
+ * path's calls, as report sums them; NULL while no frame of the trace had
+ * costs.  Kept beside the nodes, and only from the first frame with
+ * costs on, so a trace without them costs no memory. */
+const uint64_t *calltree__costs(const struct calltree *ct, size_t i);
+/* Whether the trace was recorded with --costs (its stats say so) or a
+ * frame carried costs anyway: writers then show the counts, 0s included. */
+bool calltree__has_costs(const struct calltree *ct);
 
 #endif
