@@ -13,6 +13,7 @@
 #include "format/pprof.h"
 #include "format/stats_line.h"
 #include "format/strtab.h"
+#include "model/frame_costs.h"
 #include "model/probe_comp.h"
 #include "format/codec/gzout.h"
 
@@ -32,6 +33,20 @@ enum { /* Profile */
 
 #define FLUSH_AT (256u << 10)
 
+/* record --costs: a sample type per cost kind, after calls and wall, each
+ * the path's self count.  The allocations are named as Go's heap profiles
+ * name theirs, so `-sample_index=alloc_space` reads as it does there. */
+static const struct {
+	const char *type, *unit;
+} cost_types[COST_NKINDS] = {
+	[COST_ALLOCS] = { "alloc_objects", "count" },
+	[COST_ALLOC_BYTES] = { "alloc_space", "bytes" },
+	[COST_FREES] = { "frees", "count" },
+	[COST_SYSCALLS] = { "syscalls", "count" },
+	[COST_PAGE_FAULTS] = { "page_faults", "count" },
+	[COST_VOLUNTARY_SWITCHES] = { "voluntary_switches", "count" },
+};
+
 struct pp {
 	const struct calltree *ct;
 	struct gzout *gz;
@@ -41,6 +56,7 @@ struct pp {
 	uint64_t *stack; /* location ids, leaf first */
 	size_t stackcap;
 	uint32_t elided_id; /* function/location id of the elided pseudo-frame */
+	bool costs;	    /* the cost sample types are written */
 	int err;
 };
 
@@ -84,6 +100,11 @@ static void header(struct pp *p)
 	str(p, ""); /* string_table[0] must be "" */
 	value_type(p, P_SAMPLE_TYPE, "calls", "count");
 	value_type(p, P_SAMPLE_TYPE, "wall", "nanoseconds");
+	/* the tree is whole before anything is written: whether the trace has
+	 * costs is known here, though its stats came last */
+	p->costs = calltree__has_costs(p->ct);
+	for (int k = 0; p->costs && k < COST_NKINDS; k++)
+		value_type(p, P_SAMPLE_TYPE, cost_types[k].type, cost_types[k].unit);
 	value_type(p, P_PERIOD_TYPE, "wall", "nanoseconds");
 	pbuf__uint(&p->out, P_PERIOD, 1);
 	pbuf__uint(&p->out, P_DEFAULT_SAMPLE_TYPE, str(p, "wall"));
@@ -228,7 +249,8 @@ static long path_of(struct pp *p, size_t i, size_t *n)
 static void sample(struct pp *p, size_t i)
 {
 	const struct calltree_node *node = calltree__node(p->ct, i);
-	uint64_t values[2] = { node->calls, node->self_ns };
+	const uint64_t *costs = calltree__costs(p->ct, i);
+	uint64_t values[2 + COST_NKINDS] = { node->calls, node->self_ns };
 	const struct trace_thread *t;
 	size_t n;
 	long th;
@@ -238,7 +260,9 @@ static void sample(struct pp *p, size_t i)
 		return;
 	th = path_of(p, i, &n);
 	pbuf__packed(&p->msg, 1, p->stack, n);
-	pbuf__packed(&p->msg, 2, values, 2);
+	for (int k = 0; costs && k < COST_NKINDS; k++)
+		values[2 + k] = costs[k];
+	pbuf__packed(&p->msg, 2, values, p->costs ? 2 + COST_NKINDS : 2);
 	if (th >= 0 && (t = calltree__thread(p->ct, (size_t)th))) {
 		label_str(p, "thread", t->name);
 		label_num(p, "tid", t->tid);
