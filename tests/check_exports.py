@@ -228,13 +228,20 @@ def case_chrome(ctx):
 
 # ---- pola (Parquet) -------------------------------------------------------------
 
+# the last six: record --costs's self counts (check_export_costs.py)
 EVENT_COLS = [["frame_id", "UBIGINT"], ["parent", "UBIGINT"], ["tid", "UINTEGER"],
               ["func_id", "UBIGINT"], ["time", "BIGINT"], ["kind", "UINTEGER"],
-              ["probe_ns", "UBIGINT"], ["cause", "UBIGINT"], ["cause_kind", "UINTEGER"]]
+              ["probe_ns", "UBIGINT"], ["cause", "UBIGINT"], ["cause_kind", "UINTEGER"],
+              ["allocs", "UBIGINT"], ["alloc_bytes", "UBIGINT"], ["frees", "UBIGINT"],
+              ["syscalls", "UBIGINT"], ["page_faults", "UBIGINT"],
+              ["voluntary_switches", "UBIGINT"]]
 SYMTAB_COLS = [["func_id", "UBIGINT"], ["name", "VARCHAR"], ["path", "VARCHAR"]]
 ARROW_EVENTS = [["frame_id", "Uint64"], ["parent", "Uint64"], ["tid", "Uint32"],
                 ["func_id", "Uint64"], ["time", "Duration<NANOSECOND>"], ["kind", "Uint32"],
-                ["probe_ns", "Uint64"], ["cause", "Uint64"], ["cause_kind", "Uint32"]]
+                ["probe_ns", "Uint64"], ["cause", "Uint64"], ["cause_kind", "Uint32"],
+                ["allocs", "Uint64"], ["alloc_bytes", "Uint64"], ["frees", "Uint64"],
+                ["syscalls", "Uint64"], ["page_faults", "Uint64"],
+                ["voluntary_switches", "Uint64"]]
 
 
 def case_pola(ctx):

@@ -9,12 +9,17 @@
 // order: the join a user would write.  With duckdb also how probe_ns
 // stands against each call's duration, and every entry that has a cause
 // as [function, tid, frame_id, cause_kind, causing function, its tid, its
-// frame_id]: the self-join a user would write.
+// frame_id]: the self-join a user would write.  With either reader, when
+// the events have record --costs's columns, their sums over exit rows per
+// function and thread ([function, tid, allocs, ...] in COST_COLS' order)
+// and how many entry rows carry a count that is not 0.
 // Usage: node read_parquet.mjs duckdb|hyparquet EVENTS SYMTAB [VALUES]
 import { readFileSync } from 'node:fs';
 
 const [reader, events, symtab, values] = process.argv.slice(2);
 const big = (k, v) => (typeof v === 'bigint' ? v.toString() : v);
+const COST_COLS = ['allocs', 'alloc_bytes', 'frees', 'syscalls', 'page_faults',
+  'voluntary_switches'];
 
 async function withDuckdb() {
   const { DuckDBInstance } = await import('@duckdb/node-api');
@@ -48,6 +53,16 @@ async function withDuckdb() {
     LEFT JOIN read_parquet(${lit(symtab)}) cs ON cs.func_id = c.func_id
     WHERE e.kind = 1 AND e.cause <> 0 ORDER BY e.time`);
   out.causes = causes.map((r) => r.map((v) => (typeof v === 'bigint' ? v.toString() : v)));
+  if (out.files.events.columns.some(([name]) => name === COST_COLS[0])) {
+    const sums = COST_COLS.map((c) => `sum(e.${c})`).join(', ');
+    const anyCost = COST_COLS.map((c) => `e.${c} <> 0`).join(' OR ');
+    const c = await rows(`SELECT s.name, e.tid, ${sums} FROM read_parquet(${lit(events)}) e
+      JOIN read_parquet(${lit(symtab)}) s USING (func_id) WHERE e.kind <> 1 GROUP BY ALL`);
+    const [[entries]] = await rows(`SELECT count(*) FROM read_parquet(${lit(events)}) e
+      WHERE e.kind = 1 AND (${anyCost})`);
+    out.costs = { sums: c.map(([name, tid, ...v]) => [name, Number(tid), ...v.map(String)]),
+      entries_with_costs: Number(entries) };
+  }
   const p = await rows(`SELECT name, path FROM read_parquet(${lit(symtab)})`);
   out.paths = Object.fromEntries(p);
   if (values) {
@@ -100,6 +115,24 @@ async function withHyparquet() {
     if (Number(r.kind) !== 1) continue;
     const name = names.get(String(r.func_id));
     out.entries[name] = (out.entries[name] || 0) + 1;
+  }
+  if (out.files.events.columns.some(([name]) => name === COST_COLS[0])) {
+    const sums = new Map();
+    let entries = 0;
+    for (const r of data.events) {
+      if (Number(r.kind) === 1) {
+        if (COST_COLS.some((c) => BigInt(r[c]) !== 0n)) entries++;
+        continue;
+      }
+      const key = `${names.get(String(r.func_id))}\t${r.tid}`;
+      const v = sums.get(key) || COST_COLS.map(() => 0n);
+      COST_COLS.forEach((c, i) => { v[i] += BigInt(r[c]); });
+      sums.set(key, v);
+    }
+    out.costs = { sums: [...sums].map(([k, v]) => {
+      const [name, tid] = k.split('\t');
+      return [name, Number(tid), ...v.map(String)];
+    }), entries_with_costs: entries };
   }
   return out;
 }

@@ -15,6 +15,7 @@
 
 #include "format/parquet.h"
 #include "format/pola.h"
+#include "model/frame_costs.h"
 #include "model/probe_comp.h"
 #include "util/u64map.h"
 
@@ -22,14 +23,42 @@
  * probe cost estimated inside an exit row's call (model/probe_comp.h),
  * 0 on entry rows, so that a query of durations can take it out.  Then an
  * entry row's cause: the frame_id of the frame that made it run and the
- * kind (enum frame_cause), both 0 when it has none and on exit rows. */
-enum { C_FRAME, C_PARENT, C_TID, C_FUNC, C_TIME, C_KIND, C_PROBE, C_CAUSE, C_CAUSE_KIND, NCOLS };
+ * kind (enum frame_cause), both 0 when it has none and on exit rows.
+ * Then record --costs's self counts of an exit row's call, a column per
+ * enum cost_kind in its order, named as cost_names[] name them: known
+ * only when the call ends, as probe_ns is, so 0 on entry rows (and
+ * everywhere in a trace recorded without --costs). */
+enum {
+	C_FRAME,
+	C_PARENT,
+	C_TID,
+	C_FUNC,
+	C_TIME,
+	C_KIND,
+	C_PROBE,
+	C_CAUSE,
+	C_CAUSE_KIND,
+	C_COSTS,
+	NCOLS = C_COSTS + COST_NKINDS
+};
 enum { KIND_ENTRY = 1, KIND_EXIT = 2, KIND_TAIL = 3 };
 
-static const struct parquet_column event_cols[] = {
-	{ "frame_id", PARQUET_U64 }, { "parent", PARQUET_U64 },	      { "tid", PARQUET_U32 },
-	{ "func_id", PARQUET_U64 },  { "time", PARQUET_DURATION_NS }, { "kind", PARQUET_U32 },
-	{ "probe_ns", PARQUET_U64 }, { "cause", PARQUET_U64 },	      { "cause_kind", PARQUET_U32 },
+static const struct parquet_column event_cols[NCOLS] = {
+	{ "frame_id", PARQUET_U64 },
+	{ "parent", PARQUET_U64 },
+	{ "tid", PARQUET_U32 },
+	{ "func_id", PARQUET_U64 },
+	{ "time", PARQUET_DURATION_NS },
+	{ "kind", PARQUET_U32 },
+	{ "probe_ns", PARQUET_U64 },
+	{ "cause", PARQUET_U64 },
+	{ "cause_kind", PARQUET_U32 },
+	[C_COSTS + COST_ALLOCS] = { "allocs", PARQUET_U64 },
+	[C_COSTS + COST_ALLOC_BYTES] = { "alloc_bytes", PARQUET_U64 },
+	[C_COSTS + COST_FREES] = { "frees", PARQUET_U64 },
+	[C_COSTS + COST_SYSCALLS] = { "syscalls", PARQUET_U64 },
+	[C_COSTS + COST_PAGE_FAULTS] = { "page_faults", PARQUET_U64 },
+	[C_COSTS + COST_VOLUNTARY_SWITCHES] = { "voluntary_switches", PARQUET_U64 },
 };
 
 /* What record --capture took, a row per value: the frame's id, the
@@ -125,12 +154,13 @@ static struct pola_thread *thread_of(struct pola *p, uint32_t tid, uint32_t dept
 	return t;
 }
 
-/* An entry row when probe_ns is 0 and f has a cause: the frame's. */
+/* An entry row's cause is the frame's; an exit row's costs are. */
 static int row(struct pola *p, const struct frame *stack, uint32_t depth, uint32_t tid, uint64_t ns,
 	       uint32_t kind, uint64_t probe_ns)
 {
 	const struct frame *f = &stack[depth - 1];
 	bool entry = kind == KIND_ENTRY;
+	const struct frame_costs *fc = entry ? NULL : f->costs;
 
 	if (!p->have_origin) {
 		p->origin = ns;
@@ -145,6 +175,8 @@ static int row(struct pola *p, const struct frame *stack, uint32_t depth, uint32
 	parquet_writer__int(p->ev, C_PROBE, probe_ns);
 	parquet_writer__int(p->ev, C_CAUSE, entry ? f->cause : 0);
 	parquet_writer__int(p->ev, C_CAUSE_KIND, entry ? (uint32_t)f->cause_kind : 0);
+	for (int k = 0; k < COST_NKINDS; k++)
+		parquet_writer__int(p->ev, C_COSTS + (uint32_t)k, fc ? fc->self[k] : 0);
 	if (!p->err)
 		p->err = parquet_writer__end_row(p->ev);
 	return p->err;
