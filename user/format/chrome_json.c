@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/syscall_names.h"
 #include "format/chrome_json.h"
 #include "format/text_out.h"
 #include "model/probe_comp.h"
@@ -107,37 +108,84 @@ static size_t append_ts(struct chrome_json *cj, char *p, uint64_t ns)
 	return n;
 }
 
-/* An E event's args: how the frame ended when it did not return, and its
- * captured values (record --capture) as "args.NAME" and "return". */
-static void end_args(struct chrome_json *cj, const char *end, const struct frame_values *v)
+/* One member of an E event's args: a comma before all but the first. */
+static void arg_key(struct chrome_json *cj, bool *first, const char *key)
 {
+	if (!*first)
+		fputc(',', cj->f);
+	*first = false;
+	text_out__json(cj->f, key);
+	fputc(':', cj->f);
+}
+
+/* record --costs: the call's own counts by name ("allocs", ...), its
+ * inclusive ones as NAME_total where its callees spent some too, and its
+ * own system calls as "syscall.NAME" - the names of the trace's own
+ * annotations (perfetto_costs.c), none that is 0, for the viewers sum no
+ * args over a slice's children. */
+static void cost_args(struct chrome_json *cj, bool *first, const struct frame_costs *c)
+{
+	char key[64];
+	const char *s;
+
+	for (int k = 0; k < COST_NKINDS; k++) {
+		if (c->self[k]) {
+			arg_key(cj, first, cost_names[k]);
+			fprintf(cj->f, "%" PRIu64, c->self[k]);
+		}
+		if (c->total[k] != c->self[k]) {
+			snprintf(key, sizeof(key), "%s_total", cost_names[k]);
+			arg_key(cj, first, key);
+			fprintf(cj->f, "%" PRIu64, c->total[k]);
+		}
+	}
+	for (uint32_t i = 0; i < c->nsyscalls; i++) {
+		if (!c->syscalls[i].count)
+			continue;
+		if ((s = syscall_name(c->syscalls[i].nr)))
+			snprintf(key, sizeof(key), "syscall.%s", s);
+		else
+			snprintf(key, sizeof(key), "syscall.nr_%" PRIu32, c->syscalls[i].nr);
+		arg_key(cj, first, key);
+		fprintf(cj->f, "%" PRIu64, c->syscalls[i].count);
+	}
+}
+
+/* An E event's args: how the frame ended when it did not return, its
+ * captured values (record --capture) as "args.NAME" and "return", and
+ * what it spent (record --costs). */
+static void end_args(struct chrome_json *cj, const char *end, const struct frame_values *v,
+		     const struct frame_costs *costs)
+{
+	bool first = true;
 	char num[32];
 
 	fputs(",\"args\":{", cj->f);
-	if (end)
-		fprintf(cj->f, "\"end\":\"%s\"", end);
+	if (end) {
+		arg_key(cj, &first, "end");
+		text_out__json(cj->f, end);
+	}
 	for (uint32_t i = 0; v && i < v->n; i++) {
 		const struct trace_value *tv = &v->v[i];
-
 		char key[256];
 
 		snprintf(key, sizeof(key), "%s%s", strcmp(tv->name, VALUE_RETURN) ? "args." : "",
 			 tv->name);
-		if (end || i)
-			fputc(',', cj->f);
-		text_out__json(cj->f, key);
-		fputc(':', cj->f);
+		arg_key(cj, &first, key);
 		if (tv->kind == VALUE_INT || tv->kind == VALUE_UINT || tv->kind == VALUE_BOOL)
 			fputs(value__format(tv->kind, tv->raw, num, sizeof(num)), cj->f);
 		else
 			text_out__json(cj->f, tv->text);
 	}
+	if (costs)
+		cost_args(cj, &first, costs);
 	fputc('}', cj->f);
 }
 
 /* One B or E event, formatted by hand: this is most of the output. */
 static void event(struct chrome_json *cj, const struct trace_thread *th, uint32_t fid, char ph,
-		  uint64_t ns, const char *end, const struct frame_values *values)
+		  uint64_t ns, const char *end, const struct frame_values *values,
+		  const struct frame_costs *costs)
 {
 	static const char mid[] = ",\"cat\":\"function\",\"ph\":\"";
 	const char *name = name_of(cj, fid);
@@ -159,9 +207,9 @@ static void event(struct chrome_json *cj, const struct trace_thread *th, uint32_
 	memcpy(buf + n, ",\"tid\":", 7);
 	n += 7;
 	n += num_text__u64(buf + n, th->tid);
-	if (values && values->n) {
+	if ((values && values->n) || (costs && frame_costs__any(costs))) {
 		fwrite(buf, 1, n, cj->f);
-		end_args(cj, end, values);
+		end_args(cj, end, values, costs);
 		fputc('}', cj->f);
 		return;
 	}
@@ -195,7 +243,7 @@ static int cj_enter(void *ctx, const struct trace_thread *th, const struct frame
 	struct chrome_json *cj = ctx;
 	const struct frame *f = &stack[depth - 1];
 
-	event(cj, th, f->fid, 'B', f->begin_ns, NULL, NULL);
+	event(cj, th, f->fid, 'B', f->begin_ns, NULL, NULL, NULL);
 	if (f->cause)
 		flow_event(cj, th, 'f', f->begin_ns, f->flow, f->cause_kind);
 	return ferror(cj->f) ? -EIO : 0;
@@ -222,7 +270,7 @@ static int cj_leave(void *ctx, const struct trace_thread *th, const struct frame
 	/* An end before its begin would break nesting: clamp. */
 	event(cj, th, stack[depth - 1].fid, 'E', end_ns > begin ? end_ns : begin,
 	      how != FRAME_RETURNED && (unsigned)how < 4 ? ends[how] : NULL,
-	      stack[depth - 1].values);
+	      stack[depth - 1].values, stack[depth - 1].costs);
 	return ferror(cj->f) ? -EIO : 0;
 }
 
