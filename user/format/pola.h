@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* pola.h: a frame_sink writing sftrace's Parquet layout ("pola"), which
  * polars snippets written for sftrace read unchanged: an events file
- * (frame_id, parent, tid, func_id, time, kind; one row per entry and per
+ * (frame_id, parent, tid, func_id, time, kind, then columns of our own:
+ * probe_ns, the cause, record --costs's counts; one row per entry and per
  * exit) and a symbol table (func_id, name, path); and what record
  * --capture took, a values file (frame_id, name, kind, raw, text).
  * docs/exports.md has the schema and the snippets. */

@@ -3,7 +3,9 @@
  * (perftools.profiles.Profile), for `go tool pprof` and the tools that
  * read its format.  The tree must be built per thread
  * (calltree__new_by_thread): one sample per (thread, call path), labelled
- * with the thread; values calls/count and wall/nanoseconds (self time). */
+ * with the thread; values calls/count and wall/nanoseconds (self time),
+ * then, for a trace recorded with --costs, its self counts of each cost
+ * kind (docs/exports.md names the sample types). */
 #ifndef SLEDTRACE_PPROF_H
 #define SLEDTRACE_PPROF_H
 
