@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* report.h: a frame_sink that aggregates a trace per function (or per
  * thread or process and function, or per caller -> callee edge) and
- * prints what `sledtrace report` shows, as a table or as TSV, CSV or JSON
+ * prints what `sledtrace report` shows, as a table or as TSV, CSV, JSON or
+ * Bencher Metric Format
  * (schemas in docs/exports.md). */
 #ifndef SLEDTRACE_REPORT_H
 #define SLEDTRACE_REPORT_H
@@ -24,7 +25,8 @@ enum report_sort {
 	REPORT_SORT_CPU_SELF,
 	REPORT_SORT_WAIT, /* self less on-CPU self: time off the CPU in the function itself */
 };
-enum report_format { REPORT_TABLE, REPORT_TSV, REPORT_CSV, REPORT_JSON };
+/* BMF: Bencher Metric Format, a benchmark per row (report_bmf.h). */
+enum report_format { REPORT_TABLE, REPORT_TSV, REPORT_CSV, REPORT_JSON, REPORT_BMF };
 /* Raw: as the timestamps say.  Compensated: each call less the probe cost
  * of every probe hit inside it, clamped at 0 (model/probe_comp.h).  Every
  * time column of a row is one kind: total and self sum the calls' figures,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* report_print.c: prints what report.c aggregated: the per-function (or
  * per thread/process) table or the callers/callees of one function, as a
- * terminal table or TSV, CSV, JSON.  Every format carries the trace's
- * stats.  The column sets are a stable interface (docs/exports.md): new
- * columns go at the end. */
+ * terminal table or TSV, CSV, JSON (or BMF, report_bmf.c).  Every format
+ * but BMF (Bencher's benchmarks: numbers only) carries the trace's stats.
+ * The column sets are a stable interface (docs/exports.md): new columns go
+ * at the end. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/report_costs.h"
+#include "analysis/report_bmf.h"
 #include "analysis/report_int.h"
 #include "format/text_out.h"
 #include "model/trace_stats.h"
@@ -456,6 +458,12 @@ static int print_rows(struct pr *p)
 	qsort_r(v, n, sizeof(*v), cmp_rows, r);
 	if (r->o.top && r->o.top < n)
 		n = r->o.top;
+	if (r->o.format == REPORT_BMF) {
+		int err = report_bmf__print(r, v, n, p->f);
+
+		free(v);
+		return err;
+	}
 	if (r->o.format == REPORT_JSON)
 		fprintf(p->f,
 			"{\"schema\":\"sledtrace.report/1\",\"group\":\"%s\",\"times\":\"%s\","

@@ -2,6 +2,7 @@
 /* cmd_report.c: `sledtrace report [OPTIONS] TRACE`: its option table; the
  * aggregation and the formats are analysis/report*.c's. */
 #include <errno.h>
+#include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "cli/options.h"
 #include "cli/times.h"
 #include "format/perfetto/perfetto_reader.h"
+#include "format/stats_line.h"
 
 #define S struct report_opts
 
@@ -23,7 +25,7 @@ _Static_assert(sizeof(enum report_sort) == sizeof(int), "CLI_ENUM stores an int"
 _Static_assert(sizeof(enum report_times) == sizeof(int), "CLI_ENUM stores an int");
 
 /* In enum report_format's and enum report_sort's order. */
-static const char *const format_names[] = { "table", "tsv", "csv", "json", NULL };
+static const char *const format_names[] = { "table", "tsv", "csv", "json", "bmf", NULL };
 static const char *const sort_names[] = { "calls", "total", "self",	"name", "avg",
 					  "max",   "cpu",   "cpu-self", "wait", NULL };
 
@@ -48,8 +50,11 @@ static const struct cli_option options[] = {
 		 "with --critical-path: the paths of the N slowest calls, slowest first (N "
 		 "larger than the calls: each call)"),
 	CLI_ENUM(0, "format", S, format, format_names, "FORMAT", "table",
-		 "an aligned table fitted to the terminal, tab- or comma-separated values, or "
-		 "JSON (schemas: docs/exports.md)"),
+		 "an aligned table fitted to the terminal, tab- or comma-separated values, "
+		 "JSON, or bmf: Bencher Metric Format JSON for `bencher run --adapter json`, a "
+		 "benchmark per function (FN@THREAD with --by-thread, FN@PROCESS with "
+		 "--by-process) with calls, total-time and self-time in ns (schemas: "
+		 "docs/exports.md)"),
 	CLI_TIMES(S, times),
 	CLI_END,
 };
@@ -81,6 +86,11 @@ static int check(void *set, char *err, size_t errlen)
 		snprintf(err, errlen,
 			 "--critical-path prints one call's path: no --callers, --callees, "
 			 "--by-thread, --by-process, --function or --top; --format table or json");
+		return -1;
+	}
+	if (o->format == REPORT_BMF && (o->callers || o->callees)) {
+		snprintf(err, errlen,
+			 "--format=bmf prints a benchmark per function: no --callers or --callees");
 		return -1;
 	}
 	if (o->critical_calls && !o->critical_path) {
@@ -159,6 +169,13 @@ static int run(void *set, char **operands, int noperands)
 			o->callers ? o->callers : o->callees, operands[0]);
 	else if (rc)
 		fprintf(stderr, "sledtrace: report: cannot write output\n");
+	/* BMF has no place for the trace's statistics: a lost event is said
+	 * here, as convert says it */
+	if (!rc && o->format == REPORT_BMF && stats_line__lost(report__stats(r)))
+		fprintf(stderr,
+			"sledtrace: warning: the trace lost events (ringbuf_drops=%" PRIu64
+			" unmatched_exits=%" PRIu64 "): counts are lower bounds\n",
+			report__stats(r)->ringbuf_drops, report__stats(r)->unmatched_exits);
 	report__free(r);
 	return rc ? EXIT_FAILURE_RUN : EXIT_OK;
 }
