@@ -15,6 +15,7 @@
 #include <wordexp.h>
 
 #include "bench/bench.h"
+#include "util/output_file.h"
 
 static const char *const side_names[2] = { "base", "head" };
 
@@ -69,6 +70,8 @@ struct job {
 	char *calls[2];
 	char *budget_opts[5];
 	size_t nbudget_opts;
+	struct output_file bmf; /* --bmf, open from before the runs */
+	bool bmf_open;
 };
 
 #define TIMING_RUNS 3 /* untraced runs a side whose median CPU time plans the budget */
@@ -233,33 +236,76 @@ static FILE *open_out(const char *dir, const char *name, const char *mode, char 
 	return f;
 }
 
-/* The table on stdout, DIR/diff.json, DIR/summary.md, --summary. */
-static int compare(const struct job *j, const struct diff_compare *cmp)
+/* --bmf: a stream on the file made before the runs (NULL: none, or no
+ * memory, said). */
+static FILE *bmf_stream(struct job *j)
+{
+	int fd = j->bmf_open ? dup(j->bmf.fd) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f && fd >= 0)
+		close(fd);
+	if (!f && j->bmf_open)
+		fprintf(stderr, "sledtrace: bench: cannot write %s: %s\n", j->bmf.path,
+			strerror(errno));
+	return f;
+}
+
+/* --bmf: named when the comparison and its stream both ended well, else
+ * dropped (no half-written file); rc as it goes on. */
+static int bmf_finish(struct job *j, FILE *f, int rc)
+{
+	char err[4200];
+
+	if (!j->bmf_open)
+		return rc;
+	if (f && fclose(f) && rc >= 0) {
+		fprintf(stderr, "sledtrace: bench: cannot write %s: %s\n", j->bmf.path,
+			strerror(errno));
+		rc = -1;
+	}
+	if (rc >= 0 && output_file__commit(&j->bmf, err, sizeof(err))) {
+		fprintf(stderr, "sledtrace: bench: %s\n", err);
+		rc = -1;
+	}
+	output_file__abort(&j->bmf);
+	j->bmf_open = false;
+	return rc;
+}
+
+/* The table on stdout, DIR/diff.json, DIR/summary.md, --summary, --bmf. */
+static int compare(struct job *j, const struct diff_compare *cmp)
 {
 	char names[3][4200];
-	struct diff_output out[4] = {
+	FILE *bmf = bmf_stream(j);
+	struct diff_output out[5] = {
 		{ DIFF_FORMAT_TABLE, stdout, j->a->width, "standard output" },
 		{ DIFF_FORMAT_JSON, open_out(j->a->dir, "diff.json", "w", names[0], 4200), 0,
 		  names[0] },
 		{ DIFF_FORMAT_MARKDOWN, open_out(j->a->dir, "summary.md", "w", names[1], 4200), 0,
 		  names[1] },
 		{ DIFF_FORMAT_MARKDOWN, NULL, 0, names[2] },
+		{ DIFF_FORMAT_BMF, bmf, 0, j->bmf.path },
 	};
-	size_t nout = 3, npaths[2] = { j->a->runs, j->a->runs };
+	struct diff_output outs[5];
+	size_t nopen = 0, npaths[2] = { j->a->runs, j->a->runs };
 	int rc = -1;
 
-	if (j->a->summary && (out[3].f = open_out(NULL, j->a->summary, "a", names[2], 4200)))
-		nout = 4;
-	if (out[1].f && out[2].f && (!j->a->summary || out[3].f))
+	if (j->a->summary)
+		out[3].f = open_out(NULL, j->a->summary, "a", names[2], 4200);
+	for (int i = 0; i < 5; i++)
+		if (out[i].f)
+			outs[nopen++] = out[i];
+	if (out[1].f && out[2].f && (!j->a->summary || out[3].f) && (!j->bmf_open || bmf))
 		rc = diff_compare__run(cmp, j->paths, npaths,
-				       j->calls[0] ? (const char *const *)j->calls : NULL, out,
-				       nout);
+				       j->calls[0] ? (const char *const *)j->calls : NULL, outs,
+				       nopen);
 	for (int i = 1; i < 4; i++)
 		if (out[i].f && fclose(out[i].f) && rc >= 0) {
 			fprintf(stderr, "sledtrace: bench: cannot write %s\n", out[i].name);
 			rc = -1;
 		}
-	return rc;
+	return bmf_finish(j, bmf, rc);
 }
 
 static int make_paths(struct job *j)
@@ -290,6 +336,23 @@ static void job_free(struct job *j)
 	}
 }
 
+/* --bmf is made before the runs: a path that cannot be written ends the
+ * job before minutes of recording (the directory exists by now, for a
+ * file inside it). */
+static int open_bmf(struct job *j)
+{
+	char err[4200];
+
+	if (!j->a->bmf)
+		return 0;
+	if (output_file__create(&j->bmf, j->a->bmf, err, sizeof(err))) {
+		fprintf(stderr, "sledtrace: bench: --bmf: %s\n", err);
+		return -1;
+	}
+	j->bmf_open = true;
+	return 0;
+}
+
 static int with_argv(struct job *j, wordexp_t we[2], const bool shell[2],
 		     const struct diff_compare *cmp)
 {
@@ -311,6 +374,7 @@ static int with_argv(struct job *j, wordexp_t we[2], const bool shell[2],
 	if (make_paths(j))
 		return fputs("sledtrace: out of memory\n", stderr), -1;
 	rc = prepare_dir(j->a->dir);
+	rc = rc ? rc : open_bmf(j);
 	rc = rc ? rc : record_all(j);
 	return rc ? rc : compare(j, cmp);
 }
@@ -332,6 +396,8 @@ int bench__run(const struct bench_opts *o, const struct diff_opts *diff, size_t 
 	}
 	if (!rc)
 		rc = with_argv(&j, we, shell, &cmp);
+	if (j.bmf_open)
+		output_file__abort(&j.bmf);
 	for (int s = 0; s < 2; s++)
 		if (we[s].we_wordv && !shell[s])
 			wordfree(&we[s]);

@@ -4,7 +4,7 @@
  * interleaved base, head, head, base, ... so that load or a drifting
  * machine hits both sides alike, into dir; then compares them
  * (diff/compare.h): the table on standard output, dir/diff.json and
- * dir/summary.md (and summary, appended).  Each recording is `sledtrace
+ * dir/summary.md (and summary, appended; bmf, the head side for Bencher).  Each recording is `sledtrace
  * record` run as a child process (this very executable), so bench records
  * exactly what a hand-written job would and links nothing of record/. */
 #ifndef SLEDTRACE_BENCH_BENCH_H
@@ -21,7 +21,11 @@ struct bench_opts {
 	const char *cmd[2];
 	const char *dir;     /* created; it must hold no traces yet */
 	const char *summary; /* NULL, or a file the markdown is appended to */
-	const char *budget;  /* "off", or what record --budget takes ("5%") */
+	/* NULL, or a file the head side goes to as Bencher Metric Format
+	 * (diff/print_bmf.c): created before the runs, so that a path that
+	 * cannot be written fails at once, and named only when whole */
+	const char *bmf;
+	const char *budget; /* "off", or what record --budget takes ("5%") */
 	uint32_t runs, warmup;
 	const char *const *record_opts; /* for every recording, as record spells them */
 	size_t nrecord_opts;

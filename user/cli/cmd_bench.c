@@ -14,7 +14,7 @@
 
 struct bench_args {
 	const char *cmd[2]; /* --base, --head */
-	const char *dir, *summary;
+	const char *dir, *summary, *bmf;
 	const char *budget; /* --budget: "off" or a share like "5%" */
 	uint32_t runs, warmup;
 	struct cli_list record_opts;
@@ -46,6 +46,11 @@ static const struct cli_option options[] = {
 	CLI_STRING(0, "summary", S, summary, "FILE", "none",
 		   "also append the markdown summary to FILE (a GitHub job summary: "
 		   "$GITHUB_STEP_SUMMARY)"),
+	CLI_STRING(0, "bmf", S, bmf, "FILE", "none",
+		   "also write the head side as Bencher Metric Format JSON to FILE, for `bencher "
+		   "run --adapter json --file FILE`: a benchmark per function with calls, "
+		   "total-time and self-time, each the median of the head's runs with their "
+		   "least and greatest as lower_value and upper_value (docs/exports.md)"),
 	DIFF_CLI_OPTIONS(S, c),
 	CLI_END,
 };
@@ -72,6 +77,10 @@ static int check(void *set, char *err, size_t errlen)
 		return snprintf(err, errlen, "--budget wants off or a share like 5%%, not '%s'",
 				a->budget),
 		       -1;
+	if (a->bmf && !strcmp(a->bmf, "-"))
+		return snprintf(err, errlen,
+				"--bmf wants a file: standard output has the comparison's table"),
+		       -1;
 	return diff_cli__check(&a->c, err, errlen);
 }
 
@@ -82,6 +91,7 @@ static int run(void *set, char **operands, int noperands)
 		.cmd = { a->cmd[0], a->cmd[1] },
 		.dir = a->dir,
 		.summary = a->summary,
+		.bmf = a->bmf,
 		.budget = a->budget,
 		.runs = a->runs,
 		.warmup = a->warmup,

@@ -13,6 +13,7 @@ int diff__print(const struct diff *d, const struct diff_print_opts *o, FILE *f)
 		[DIFF_FORMAT_MARKDOWN] = diff__print_markdown,
 		[DIFF_FORMAT_JSON] = diff__print_json,
 		[DIFF_FORMAT_CSV] = diff__print_csv,
+		[DIFF_FORMAT_BMF] = diff__print_bmf,
 	};
 	int rc = print[o->format](d, o, f);
 
