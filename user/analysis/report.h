@@ -50,6 +50,10 @@ struct report_opts {
 	 * this regex instead (analysis/critical_path.h) */
 	const char *critical_path;
 	uint32_t critical_calls; /* the slowest this many calls' paths; 0: 1 */
+	/* print each function's own system calls by name instead (record
+	 * --costs; analysis/report_costs.h): -EINVAL from report__print when
+	 * the trace has no costs */
+	bool syscalls;
 };
 
 /* "raw" or "compensated", as every output names them. */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/report_costs.h"
 #include "analysis/report_bmf.h"
+#include "analysis/report_costs.h"
 #include "analysis/report_int.h"
 #include "format/text_out.h"
 #include "model/trace_stats.h"
@@ -519,7 +519,9 @@ static void print_values(struct report *r, FILE *f)
 int report__print(struct report *r, FILE *f)
 {
 	struct pr p = { .r = r, .f = f };
-	int err = r->o.callers || r->o.callees ? report_edges__print(r, f) : print_rows(&p);
+	int err = r->o.syscalls			 ? report_costs__print_syscalls(r, f)
+		  : r->o.callers || r->o.callees ? report_edges__print(r, f)
+						 : print_rows(&p);
 
 	if (err)
 		return err;

@@ -38,6 +38,9 @@ static const struct cli_option options[] = {
 	CLI_FLAG(0, "by-process", S, by_process, "one row per function and process"),
 	CLI_STRING(0, "function", S, function, "REGEX", "all",
 		   "only functions whose name matches REGEX (POSIX extended)"),
+	CLI_FLAG(0, "syscalls", S, syscalls,
+		 "print each function's own system calls by name, most made first (a trace "
+		 "recorded with record --costs)"),
 	CLI_STRING(0, "callers", S, callers, "FN", "none",
 		   "print the direct callers of the function named FN, with call counts"),
 	CLI_STRING(0, "callees", S, callees, "FN", "none",
@@ -91,6 +94,13 @@ static int check(void *set, char *err, size_t errlen)
 	if (o->format == REPORT_BMF && (o->callers || o->callees)) {
 		snprintf(err, errlen,
 			 "--format=bmf prints a benchmark per function: no --callers or --callees");
+		return -1;
+	}
+	if (o->syscalls &&
+	    (o->callers || o->callees || o->critical_path || o->format == REPORT_BMF)) {
+		snprintf(err, errlen,
+			 "--syscalls prints system calls per function: no --callers, --callees, "
+			 "--critical-path or --format=bmf");
 		return -1;
 	}
 	if (o->critical_calls && !o->critical_path) {
@@ -164,7 +174,13 @@ static int run(void *set, char **operands, int noperands)
 	rc = perfetto_reader__read(operands[0], &sink, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "sledtrace: %s\n", err);
-	else if ((rc = report__print(r, stdout)) == -ENOENT)
+	else if ((rc = report__print(r, stdout)) == -EINVAL && o->syscalls) {
+		fprintf(stderr,
+			"sledtrace: report: --syscalls: %s was not recorded with record --costs\n",
+			operands[0]);
+		report__free(r);
+		return EXIT_USAGE;
+	} else if (rc == -ENOENT)
 		fprintf(stderr, "sledtrace: report: no function named '%s' in %s\n",
 			o->callers ? o->callers : o->callees, operands[0]);
 	else if (rc)
