@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* compare.c: see compare.h. */
 #include <stdio.h>
+#include <string.h>
 
 #include "diff/compare.h"
 #include "diff/diff.h"
+#include "diff/judge_rules.h"
 #include "diff/print_format.h"
 #include "diff/print_text.h"
 #include "diff/read_traces.h"
@@ -22,6 +24,34 @@ static void log_verdict(const struct diff *d, const char *cmd, bool findings)
 		fprintf(stderr, "%sinconclusive: %s\n", prefix, s->reasons[i]);
 }
 
+/* A trace recorded without --costs has no counts of them, not counts of
+ * 0: a rule on one would compare nothing with something.  Bench records
+ * its runs itself, so its line says which option it lacked. */
+static int check_costs(const struct diff_compare *c, const struct diff *d)
+{
+	const struct diff_opts *o = diff__opts(d);
+
+	for (size_t k = 0; k < o->nrules; k++) {
+		int m = diff_rule__metric(o->rules[k]);
+
+		if (m == DIFF_EDGE_CALLS || !diff_metrics[m].costs)
+			continue;
+		for (int s = 0; s < 2; s++)
+			for (size_t i = 0; i < diff__nruns(d, (enum diff_side)s); i++)
+				if (!diff__stats(d, (enum diff_side)s, i)->costs)
+					return fprintf(stderr,
+						       "sledtrace: %s: --fail-on '%s' needs %s: %s was "
+						       "recorded without --costs\n",
+						       c->cmd, diff_rule__text(o->rules[k]),
+						       !strcmp(c->cmd, "bench")
+							       ? "--record-opt=--costs"
+							       : "traces recorded with --costs",
+						       diff__path(d, (enum diff_side)s, i)),
+					       -1;
+	}
+	return 0;
+}
+
 /* Reads, compares, prints; the verdict or -1. */
 static int run(const struct diff_compare *c, struct diff *d, char **const paths[2],
 	       const size_t npaths[2], const char *const *calls, const struct diff_output *outs,
@@ -29,8 +59,13 @@ static int run(const struct diff_compare *c, struct diff *d, char **const paths[
 {
 	char err[1024];
 
-	if (diff__read(d, paths, npaths, err, sizeof(err)) ||
-	    (calls && diff__read_calls(d, calls, err, sizeof(err))) ||
+	if (diff__read(d, paths, npaths, err, sizeof(err))) {
+		fprintf(stderr, "sledtrace: %s\n", err);
+		return -1;
+	}
+	if (check_costs(c, d))
+		return -1;
+	if ((calls && diff__read_calls(d, calls, err, sizeof(err))) ||
 	    diff__finish(d, err, sizeof(err))) {
 		fprintf(stderr, "sledtrace: %s\n", err);
 		return -1;

@@ -146,12 +146,23 @@ static int set_all(struct diff *d, struct diff_store *st, enum diff_side side,
 }
 
 int diff__set_calls(struct diff *d, enum diff_side side, const char *name, const char *object,
-		    const char *group, uint64_t calls)
+		    const char *group, const struct report_row *row)
 {
 	char buf[4096];
 	const char *keys[3] = { match_name(name, buf, sizeof(buf)), object, group };
+	int rc = 0;
 
-	return set_all(d, &d->fns, side, keys, DIFF_SRC_CALLS, (double)calls);
+	/* the counts: calls, and the costs, which a budget would charge to
+	 * the callers of the functions it left unprobed */
+	for (int m = 0; m < DIFF_NMETRICS && !rc; m++) {
+		enum diff_source src = diff_metrics[m].num;
+
+		if (diff_metrics[m].kind == DIFF_KIND_COUNT)
+			rc = set_all(d, &d->fns, side, keys, src,
+				     (double)*(const uint64_t *)((const char *)row +
+								 diff_source_offsets[src]));
+	}
+	return rc;
 }
 
 int diff__set_edge(struct diff *d, enum diff_side side, const char *const ends[4], uint64_t calls)
@@ -218,6 +229,15 @@ static double probe_share(const struct diff *d, size_t i, enum diff_side side, d
 	return k ? diff_stats__median(x, k) : NAN;
 }
 
+/* Its calls or, with costs, what it spent: exact, so any change is one. */
+static bool counts_changed(const struct diff_row *r)
+{
+	for (int m = 0; m < DIFF_NMETRICS; m++)
+		if (diff_metrics[m].kind == DIFF_KIND_COUNT && r->change[m])
+			return true;
+	return false;
+}
+
 static void fill_row(struct diff *d, size_t i, double *vals, double *x)
 {
 	struct diff_row *r = &d->rows[i];
@@ -250,7 +270,7 @@ static void fill_row(struct diff *d, size_t i, double *vals, double *x)
 		      (r->v[DIFF_BASE][DIFF_CALLS].max || r->v[DIFF_HEAD][DIFF_CALLS].max);
 	r->status = !any_calls(d, i, DIFF_BASE)	  ? DIFF_NEW
 		    : !any_calls(d, i, DIFF_HEAD) ? DIFF_GONE
-		    : r->change[DIFF_CALLS]	  ? DIFF_CHANGED
+		    : counts_changed(r)		  ? DIFF_CHANGED
 						  : DIFF_SAME;
 }
 

@@ -35,11 +35,12 @@ int diff__add_function(struct diff *d, const char *name, const char *object, con
 		       const struct report_row *row);
 int diff__add_object(struct diff *d, const char *object);
 int diff__add_edge(struct diff *d, const char *const ends[4], uint64_t calls);
-/* Calls from a run with every function probed, set over every run of
- * side (recorded with a budget, whose calls are those of the functions it
- * probed and whose paths skip the rest): opts.calls_elsewhere. */
+/* Calls and costs (the counts of row) from a run with every function
+ * probed, set over every run of side (recorded with a budget, whose calls
+ * are those of the functions it probed, whose costs of the rest are their
+ * callers', and whose paths skip the rest): opts.calls_elsewhere. */
 int diff__set_calls(struct diff *d, enum diff_side side, const char *name, const char *object,
-		    const char *group, uint64_t calls);
+		    const char *group, const struct report_row *row);
 int diff__set_edge(struct diff *d, enum diff_side side, const char *const ends[4], uint64_t calls);
 
 /* After the last run: medians, changes, statistics, rules, sort order.

@@ -120,7 +120,9 @@ static int parse_into(const char *text, diff_duration_parser parse_duration, str
 	const char *p = skip_blank(text), *colon;
 
 	if (!(p = parse_metric(p, r)))
-		return *why = "unknown metric (calls, total, self, avg or edge-calls)", -EINVAL;
+		return *why = "unknown metric (calls, total, self, avg, cpu, cpu-self, allocs, "
+			      "alloc-bytes, syscalls, page-faults or edge-calls)",
+		       -EINVAL;
 	if (!(p = parse_op(skip_blank(p), r)))
 		return *why = "expected an operator (>, >=, < or <=)", -EINVAL;
 	p = skip_blank(p);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* judge_rules.h: `--fail-on` rules of `sledtrace diff`:
  *   METRIC OP THRESHOLD[%][:REGEX]
- * METRIC is a metric of metric.h (calls, total, self, avg) or
- * edge-calls, the calls over one caller -> callee path; OP is >, >=, < or
+ * METRIC is a metric of metric.h (calls, total, self, avg, cpu, cpu-self,
+ * and the counts of record --costs: allocs, alloc-bytes, syscalls,
+ * page-faults, all per function) or edge-calls, the calls over one
+ * caller -> callee path; OP is >, >=, < or
  * <=; THRESHOLD is compared with the change head - base: relative to base
  * with %, else absolute (counts: a number; times: a duration with its
  * unit).  REGEX (POSIX extended) limits the rule to matching function

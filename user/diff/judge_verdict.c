@@ -38,16 +38,19 @@ struct ctx {
 /* ---- counts ---- */
 
 /* Counts are exact: a change fires unless the runs of a side disagree
- * and their ranges overlap, when the workload itself varies. */
+ * on this count and the two ranges overlap, when the workload itself
+ * varies (calls, or what the calls spent: a run that took a lock
+ * uncontended makes fewer system calls). */
 static enum call count_call(const struct diff_rule *rule, double change, double pct,
-			    const struct diff_spread *v, const bool agree[2])
+			    const struct diff_spread *v)
 {
+	bool agree = v[DIFF_BASE].min == v[DIFF_BASE].max && v[DIFF_HEAD].min == v[DIFF_HEAD].max;
 	bool apart = change > 0 ? v[DIFF_HEAD].min > v[DIFF_BASE].max
 				: v[DIFF_HEAD].max < v[DIFF_BASE].min;
 
 	if (!diff_rule__passes(rule, change, pct))
 		return NONE;
-	return (agree[0] && agree[1]) || apart ? FIRE : UNSURE;
+	return agree || apart ? FIRE : UNSURE;
 }
 
 static enum call row_count(const struct diff_rule *rule, const struct diff_row *r,
@@ -55,7 +58,7 @@ static enum call row_count(const struct diff_rule *rule, const struct diff_row *
 {
 	struct diff_spread v[2] = { r->v[DIFF_BASE][m], r->v[DIFF_HEAD][m] };
 
-	return count_call(rule, r->change[m], r->change_pct[m], v, r->calls_agree);
+	return count_call(rule, r->change[m], r->change_pct[m], v);
 }
 
 /* ---- times ---- */
@@ -236,7 +239,7 @@ static void judge_edges(struct ctx *c, size_t k)
 		snprintf(path, sizeof(path), "%s -> %s", e->caller, e->callee);
 		if (!diff_rule__matches(rule, path))
 			continue;
-		call = count_call(rule, e->change, e->change_pct, e->v, e->calls_agree);
+		call = count_call(rule, e->change, e->change_pct, e->v);
 		if (call == FIRE)
 			e->fired |= 1ULL << k;
 		if (call == UNSURE) {

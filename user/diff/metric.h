@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* metric.h: the metrics `sledtrace diff` compares, as one table of
  * data.  A metric is a per-run figure of a function: a source of report's
- * aggregation (calls, total, self, and their on-CPU parts), or one source
- * divided by another (avg = total / calls).  Its kind says how changes are
+ * aggregation (calls, total, self, their on-CPU parts, and the self counts
+ * of record --costs), or one source divided by another (avg = total /
+ * calls).  Its kind says how changes are
  * judged: counts are exact, times are tested against the noise of the
  * runs.  Every output walks this table, so a new metric is a new source in
  * struct report_row and a new row here, not new code. */
@@ -20,6 +21,11 @@ enum diff_source {
 	DIFF_SRC_CPU,
 	DIFF_SRC_CPU_SELF,
 	DIFF_SRC_PROBE, /* no metric: the share of a time that is probes (a label) */
+	/* record --costs: the function's own counts (report_row.cost_self) */
+	DIFF_SRC_ALLOCS,
+	DIFF_SRC_ALLOC_BYTES,
+	DIFF_SRC_SYSCALLS,
+	DIFF_SRC_PAGE_FAULTS,
 	DIFF_NSOURCES
 };
 
@@ -30,6 +36,10 @@ enum diff_metric {
 	DIFF_AVG,
 	DIFF_CPU,
 	DIFF_CPU_SELF,
+	DIFF_ALLOCS,
+	DIFF_ALLOC_BYTES,
+	DIFF_SYSCALLS,
+	DIFF_PAGE_FAULTS,
 	DIFF_NMETRICS
 };
 
@@ -56,6 +66,10 @@ struct diff_metric_def {
 	 * the wall time, so the table and the markdown show it only when a
 	 * run has switches. */
 	bool on_cpu;
+	/* A count of record --costs: a trace recorded without it has none
+	 * (0, not "nothing spent"), so the outputs show it only when a run
+	 * has costs, and a rule on it needs every run to have them. */
+	bool costs;
 };
 
 extern const struct diff_metric_def diff_metrics[DIFF_NMETRICS];

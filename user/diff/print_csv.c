@@ -19,10 +19,20 @@ static const char *const est_parts[] = { "est_pct", "low_pct", "high_pct", "p" }
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))
 #define NEST (sizeof(est_parts) / sizeof(est_parts[0]))
 
-static void csv_header(FILE *f)
+/* The costs' columns only when a run was recorded with --costs: the
+ * columns of other runs stay as they were, and a reader that looks
+ * columns up by name finds them where they are. */
+static bool has_columns(const struct diff *d, enum diff_metric m)
+{
+	return !diff_metrics[m].costs || diff_text__ncosts(d);
+}
+
+static void csv_header(const struct diff *d, FILE *f)
 {
 	fputs("function,object,group,status,fired,inconclusive", f);
 	for (int m = 0; m < DIFF_NMETRICS; m++) {
+		if (!has_columns(d, (enum diff_metric)m))
+			continue;
 		for (size_t p = 0; p < NPARTS; p++)
 			fprintf(f, ",%s_%s", diff_metrics[m].name, parts[p]);
 		for (size_t p = 0; diff_metrics[m].kind == DIFF_KIND_TIME && p < NEST; p++)
@@ -78,7 +88,8 @@ static void csv_row(const struct diff *d, const struct diff_row *r, FILE *f)
 	csv_rules(d, r->fired, f);
 	csv_rules(d, r->unsure, f);
 	for (int m = 0; m < DIFF_NMETRICS; m++)
-		csv_metric(r, (enum diff_metric)m, f);
+		if (has_columns(d, (enum diff_metric)m))
+			csv_metric(r, (enum diff_metric)m, f);
 	/* which times: a column, so that any CSV reader keeps it with the rows */
 	fprintf(f, ",%s", report__times_name(diff__opts(d)->times));
 	csv_rules(d, r->uncleared, f);
@@ -87,7 +98,7 @@ static void csv_row(const struct diff *d, const struct diff_row *r, FILE *f)
 
 int diff__print_csv(const struct diff *d, const struct diff_print_opts *o, FILE *f)
 {
-	csv_header(f);
+	csv_header(d, f);
 	for (size_t i = 0; i < diff_text__shown(d, o->top); i++)
 		csv_row(d, diff__row(d, i), f);
 	return 0;

@@ -133,8 +133,11 @@ static void json_function(const struct diff *d, const struct diff_row *r, FILE *
 	fputs(", \"head\": ", f);
 	json_share(r->probe_share[DIFF_HEAD], f);
 	fputc('}', f);
+	/* the costs only from runs recorded with them: the JSON of other
+	 * runs stays as it was */
 	for (int m = 0; m < DIFF_NMETRICS; m++)
-		json_metric(r, (enum diff_metric)m, f);
+		if (!diff_metrics[m].costs || diff_text__ncosts(d))
+			json_metric(r, (enum diff_metric)m, f);
 	fputc('}', f);
 }
 

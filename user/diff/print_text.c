@@ -119,19 +119,34 @@ static const uint64_t *no_sched_of(const struct trace_stats *st)
 	return &st->no_sched;
 }
 
+static const uint64_t *costs_of(const struct trace_stats *st)
+{
+	return &st->costs;
+}
+
 size_t diff_text__nsched(const struct diff *d)
 {
 	return nruns_with(d, switches_of);
 }
 
+size_t diff_text__ncosts(const struct diff *d)
+{
+	return nruns_with(d, costs_of);
+}
+
+bool diff_text__shows(const struct diff *d, enum diff_metric m)
+{
+	return (!diff_metrics[m].on_cpu || diff_text__nsched(d)) &&
+	       (!diff_metrics[m].costs || diff_text__ncosts(d));
+}
+
 int diff_text__columns(const struct diff *d, enum diff_metric cols[DIFF_NMETRICS])
 {
-	bool cpu = diff_text__nsched(d) > 0;
 	int n = 0;
 
 	for (int c = 0; c < DIFF_NMETRICS; c++)
 		for (int m = 0; m < DIFF_NMETRICS; m++)
-			if (diff_metrics[m].column == c && (cpu || !diff_metrics[m].on_cpu))
+			if (diff_metrics[m].column == c && diff_text__shows(d, (enum diff_metric)m))
 				cols[n++] = (enum diff_metric)m;
 	return n;
 }
@@ -173,6 +188,64 @@ static void note_counts(const struct diff *d, void (*fn)(void *, const char *), 
 			fn(ctx, buf);
 		}
 	}
+}
+
+/* What the calls spent varies with the workload as the calls do, and
+ * more often: a lock taken uncontended in one run makes no system call.
+ * One note per cost count, naming the first functions, so that a run of
+ * busy threads does not bury the other notes. */
+static void note_cost_counts(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	char buf[1024], label[512];
+
+	for (int m = 0; m < DIFF_NMETRICS; m++) {
+		size_t n = 0, len;
+
+		if (!diff_metrics[m].costs || !diff_text__shows(d, (enum diff_metric)m))
+			continue;
+		len = (size_t)snprintf(buf, sizeof(buf), "%s differ between the runs of a side (",
+				       diff_metrics[m].name);
+		for (size_t i = 0; i < diff__nrows(d); i++) {
+			const struct diff_row *r = diff__row(d, i);
+
+			for (int s = 0; s < 2; s++) {
+				const struct diff_spread *v = &r->v[s][m];
+
+				if (v->min == v->max || ++n > 3 || len >= sizeof(buf))
+					continue;
+				len += (size_t)snprintf(
+					buf + len, sizeof(buf) - len, "%s%s in %s: %.0f to %.0f",
+					n > 1 ? "; " : "", diff_row__label(r, label, sizeof(label)),
+					diff_side_names[s], v->min, v->max);
+			}
+		}
+		if (!n)
+			continue;
+		if (n > 3 && len < sizeof(buf))
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "; %zu more", n - 3);
+		if (len < sizeof(buf))
+			snprintf(buf + len, sizeof(buf) - len,
+				 "): the workload is not deterministic");
+		fn(ctx, buf);
+	}
+}
+
+/* Runs recorded without --costs count nothing: against runs with it,
+ * every cost column compares 0 with what was spent. */
+static void note_no_costs(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	size_t n = diff__nruns(d, DIFF_BASE) + diff__nruns(d, DIFF_HEAD);
+	size_t with = diff_text__ncosts(d);
+	char buf[512];
+
+	if (!with || with == n)
+		return;
+	snprintf(buf, sizeof(buf),
+		 "%zu of the %zu runs were recorded without --costs: their cost counts show 0 "
+		 "but were never counted, and the cost columns compare unlike figures (record "
+		 "every run alike)",
+		 n - with, n);
+	fn(ctx, buf);
 }
 
 static void note_losses(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
@@ -396,10 +469,12 @@ void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), 
 	note_losses(d, fn, ctx);
 	note_objects(d, fn, ctx);
 	note_sched(d, fn, ctx);
+	note_no_costs(d, fn, ctx);
 	note_budget(d, fn, ctx);
 	note_probes(d, fn, ctx);
 	note_shift(d, fn, ctx);
 	note_counts(d, fn, ctx);
+	note_cost_counts(d, fn, ctx);
 	note_uncleared(d, fn, ctx);
 }
 

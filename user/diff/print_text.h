@@ -31,8 +31,13 @@ const char *diff_edge__label(const struct diff_edge *e, char *buf, size_t n);
 size_t diff_text__shown(const struct diff *d, size_t top);
 /* How many of the runs have scheduler switches (on-CPU time). */
 size_t diff_text__nsched(const struct diff *d);
-/* The metrics the table and the markdown show, in their column order:
- * the on-CPU ones only when a run has switches (metric.h).
+/* How many of the runs were recorded with --costs. */
+size_t diff_text__ncosts(const struct diff *d);
+/* Whether the outputs show metric m: the on-CPU ones only when a run has
+ * switches, the costs only when a run has costs (metric.h).  JSON and
+ * CSV carry the on-CPU ones always, the costs as the others show them. */
+bool diff_text__shows(const struct diff *d, enum diff_metric m);
+/* The metrics the table and the markdown show, in their column order.
  * Returns how many. */
 int diff_text__columns(const struct diff *d, enum diff_metric cols[DIFF_NMETRICS]);
 /* "noise floor 1.2ms (0.5% of a run)", with the on-CPU floor too when the
@@ -42,9 +47,9 @@ const char *diff_text__floor(const struct diff *d, char *buf, size_t n);
 /* How many functions a time rule's pass does not clear (row.h). */
 size_t diff_text__uncleared(const struct diff *d);
 
-/* Calls fn once per note: lost events, counts that differ within a side,
- * the shared shift, objects only one side has, what a pass does not
- * clear. */
+/* Calls fn once per note: lost events, counts (calls, costs) that differ
+ * within a side, runs with and without costs, the shared shift, objects
+ * only one side has, what a pass does not clear. */
 void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), void *ctx);
 
 /* A rule's verdict on one function or path, for every format. */

@@ -306,7 +306,7 @@ static int read_fold(struct diff *d, const enum diff_side *sides, char *const *p
 	return rc;
 }
 
-/* One side's calls and call paths, over its runs (diff__set_calls). */
+/* One side's calls, costs and call paths, over its runs (diff__set_calls). */
 static int set_calls(struct diff *d, enum diff_side side, const struct diff_trace *t)
 {
 	struct report_row row;
@@ -315,10 +315,9 @@ static int set_calls(struct diff *d, enum diff_side side, const struct diff_trac
 
 	for (size_t i = 0; i < report__nrows(t->r) && !rc; i++) {
 		report__row(t->r, i, &row);
-		rc = diff__set_calls(d, side, row.name, trace_object(t, row.fid),
-				     t->group != DIFF_BY_FUNCTION ? trace_group(t, row.thread)
-								  : NULL,
-				     row.calls);
+		rc = diff__set_calls(
+			d, side, row.name, trace_object(t, row.fid),
+			t->group != DIFF_BY_FUNCTION ? trace_group(t, row.thread) : NULL, &row);
 	}
 	for (size_t i = 0; i < report__nedges(t->r) && !rc; i++) {
 		report__edge(t->r, i, &e);

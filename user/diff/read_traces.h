@@ -19,9 +19,9 @@
 int diff__read(struct diff *d, char **const paths[2], const size_t npaths[2], char *err,
 	       size_t errlen);
 
-/* After diff__read, with opts.calls_elsewhere: the calls and call paths
- * of paths[side] (a trace recorded with every function probed) set over
- * that side's runs.  Returns 0, or a negative errno with one line in err. */
+/* After diff__read, with opts.calls_elsewhere: the calls, costs and call
+ * paths of paths[side] (a trace recorded with every function probed) set
+ * over that side's runs.  Returns 0, or a negative errno with one line in err. */
 int diff__read_calls(struct diff *d, const char *const paths[2], char *err, size_t errlen);
 
 #endif
