@@ -13,6 +13,8 @@
  *   CPU:  function 0 waiting off the CPU half again as long in head fires
  *         `self>10%` and not `cpu-self>10%`; made slower on the CPU, it
  *         fires both; a note names runs without scheduler switches.
+ *   Costs: each count of record --costs is judged by its own runs'
+ *         spread, not the calls'; a self count fires on its function only.
  *   Bad:  runs without an object in common cannot be compared.
  *   Clear: a pass clears a function only when the interval of its change
  *         stays inside the threshold: with 30% noise a run, f0's does not,
@@ -425,6 +427,60 @@ static void test_counts(void **state)
 	diff_rule__free(rules[1]);
 }
 
+/* record --costs: each count is judged by its own runs.  "lock" makes
+ * the same calls in every run but more system calls in some (a lock
+ * contended or not): a rise inside that spread cannot decide, though its
+ * calls agree.  "grow" allocates once more in every head run: fired, and
+ * on it alone, since costs are its own (self) counts. */
+static void test_cost_counts(void **state)
+{
+	static const uint64_t sys[2][3] = { { 10, 12, 11 }, { 12, 13, 12 } };
+	struct diff_rule *rules[2];
+	struct diff_opts o = { .confidence = 0.95, .noise_floor = 0.005, .rules = rules };
+	struct trace_stats st = { .costs = 1 };
+	const char *want = "syscalls differ between the runs of a side (lock in base: 10 to 12";
+	char err[256];
+	struct diff *d;
+
+	(void)state;
+	assert_int_equal(
+		diff_rule__parse("syscalls>0%", cli_parse_duration, &rules[0], err, sizeof(err)),
+		0);
+	assert_int_equal(
+		diff_rule__parse("allocs>0%", cli_parse_duration, &rules[1], err, sizeof(err)), 0);
+	o.nrules = 2;
+	assert_int_equal(diff__new(&o, &d), 0);
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 3; k++) {
+			struct report_row lock = { .calls = 4, .self_ns = 1000 };
+			struct report_row grow = { .calls = 4, .self_ns = 1000 };
+			struct report_row caller = { .calls = 1, .self_ns = 1000 };
+
+			lock.cost_self[COST_SYSCALLS] = sys[s][k];
+			grow.cost_self[COST_ALLOCS] = s ? 5 : 4;
+			/* inclusive counts grow in every caller: not compared */
+			caller.cost_total[COST_ALLOCS] = s ? 5 : 4;
+			assert_int_equal(diff__add_run(d, (enum diff_side)s, "run", &st), 0);
+			assert_int_equal(diff__add_object(d, "prog"), 0);
+			assert_int_equal(diff__add_function(d, "lock", "prog", NULL, &lock), 0);
+			assert_int_equal(diff__add_function(d, "grow", "prog", NULL, &grow), 0);
+			assert_int_equal(diff__add_function(d, "main", "prog", NULL, &caller), 0);
+		}
+	assert_int_equal(diff__finish(d, err, sizeof(err)), 0);
+	assert_int_equal(row_named(d, "lock")->fired, 0);
+	assert_int_equal(row_named(d, "lock")->unsure, 1);
+	assert_int_equal(row_named(d, "grow")->fired, 2);
+	assert_int_equal(row_named(d, "grow")->status, DIFF_CHANGED);
+	assert_int_equal(row_named(d, "main")->fired, 0);
+	assert_int_equal(row_named(d, "main")->status, DIFF_SAME);
+	assert_int_equal(diff__summary(d)->verdict, DIFF_FAIL);
+	diff__notes(d, note_found, &want);
+	assert_null(want);
+	diff__free(d);
+	diff_rule__free(rules[0]);
+	diff_rule__free(rules[1]);
+}
+
 static void test_stats(void **state)
 {
 	/* Student's t: P(T > 2.306) = 0.025 at 8 df, P(T > 1) = 0.1955 at 3 */
@@ -450,10 +506,11 @@ static void test_stats(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stats),	cmocka_unit_test(test_counts),
-		cmocka_unit_test(test_one_run), cmocka_unit_test(test_lost_and_programs),
-		cmocka_unit_test(test_ab),	cmocka_unit_test(test_aa),
-		cmocka_unit_test(test_cpu),	cmocka_unit_test(test_uncleared),
+		cmocka_unit_test(test_stats),	    cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_one_run),	    cmocka_unit_test(test_lost_and_programs),
+		cmocka_unit_test(test_ab),	    cmocka_unit_test(test_aa),
+		cmocka_unit_test(test_cpu),	    cmocka_unit_test(test_uncleared),
+		cmocka_unit_test(test_cost_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
