@@ -15,6 +15,7 @@
 #include <wordexp.h>
 
 #include "bench/bench.h"
+#include "diff/judge_rules.h"
 #include "util/output_file.h"
 
 static const char *const side_names[2] = { "base", "head" };
@@ -379,13 +380,35 @@ static int with_argv(struct job *j, wordexp_t we[2], const bool shell[2],
 	return rc ? rc : compare(j, cmp);
 }
 
+/* A rule on a count of record --costs needs every run recorded with it:
+ * said before minutes of recording rather than after them (the
+ * comparison checks the traces themselves too). */
+static int check_costs(const struct bench_opts *o, const struct diff_opts *diff)
+{
+	for (size_t i = 0; i < o->nrecord_opts; i++)
+		if (!strcmp(o->record_opts[i], "--costs"))
+			return 0;
+	for (size_t k = 0; k < diff->nrules; k++) {
+		int m = diff_rule__metric(diff->rules[k]);
+
+		if (m != DIFF_EDGE_CALLS && diff_metrics[m].costs)
+			return fprintf(stderr,
+				       "sledtrace: bench: --fail-on '%s' needs --record-opt=--costs: "
+				       "without it the runs count no allocations, system calls or "
+				       "page faults\n",
+				       diff_rule__text(diff->rules[k])),
+			       -1;
+	}
+	return 0;
+}
+
 int bench__run(const struct bench_opts *o, const struct diff_opts *diff, size_t top)
 {
 	struct diff_compare cmp = { .opts = diff, .top = top, .cmd = "bench" };
 	struct job j = { .a = o };
 	wordexp_t we[2] = { 0 };
 	bool shell[2];
-	int rc = 0;
+	int rc = check_costs(o, diff);
 
 	for (int s = 0; s < 2 && !rc; s++) {
 		if (command_argv(o->cmd[s], &we[s], &shell[s])) {
