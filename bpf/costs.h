@@ -15,13 +15,7 @@ const volatile bool costs_on = false;
  * realloc(NULL, n) and memalign with a small alignment call malloc, and
  * realloc(p, 0) free): tid -> the depth of such calls.  An allocation is
  * counted once, at its outermost allocator. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, __u32);
-} in_alloc SEC(".maps");
+ID_MAP(in_alloc);
 
 /* The frames the kernel filter still holds are written first, so that the
  * cost lands in the innermost frame as the collector has it. */

@@ -17,13 +17,7 @@ bool fix_forks = false;
 bool hold_forks = false;
 
 /* Forked children not yet stopped (tgid -> 1). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, __u32);
-} forked SEC(".maps");
+ID_MAP(forked);
 
 /* In the parent, from on_fork, before the child runs. */
 static __always_inline void fork_hold_mark(struct task_struct *parent, struct task_struct *child,

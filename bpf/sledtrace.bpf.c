@@ -47,17 +47,22 @@ struct {
 	__uint(max_entries, 64 * 1024 * 1024); /* resized before load */
 } events SEC(".maps");
 
+/* A map of process or thread ids to a u32.  Not preallocated: 65,536
+ * elements took 1 ms of every load. */
+#define ID_MAP(name)                                  \
+	struct {                                      \
+		__uint(type, BPF_MAP_TYPE_HASH);      \
+		__uint(max_entries, 65536);           \
+		__uint(map_flags, BPF_F_NO_PREALLOC); \
+		__type(key, __u32);                   \
+		__type(value, __u32);                 \
+	} name SEC(".maps")
+
 /* The traced processes (tgid -> 1), filled by the collector: tracepoints
  * have no pid filter of their own, and links attached with pid -1 fire in
- * every process that maps the file.  Not preallocated (65,536 elements
- * took 1 ms of every load): an insert at fork that fails is counted. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, __u32);
-} traced SEC(".maps");
+ * every process that maps the file.  An insert at fork that fails is
+ * counted. */
+ID_MAP(traced);
 
 /* Files the collector has looked at: running them again needs no hold.
  * Filled from user space, which sees a failed insert; not preallocated. */
