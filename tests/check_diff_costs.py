@@ -137,6 +137,15 @@ def check_own_counts(doc, side, want):
                    "%s: %s %s is %s, the fixture counted %d" % (fn, side, metric, got, n))
 
 
+def check_bmf_counts(doc, want):
+    """bench --bmf: the head's allocs and alloc-bytes, as the fixture counted."""
+    for fn, counts in want.items():
+        for metric, n in counts.items():
+            got = doc.get(fn, {}).get(metric, {}).get("value")
+            expect(got == n, "--bmf: %s %s is %s, the fixture counted %d" %
+                   (fn, metric, got, n))
+
+
 def expect_alloc_small(doc, a, b, what):
     """Both rules fired on alloc_small alone, by the fixture's change."""
     want = [(rule.split("=", 1)[1], "alloc_small") for rule in RULES]
@@ -261,14 +270,18 @@ def bench(env, name, *args):
 def case_bench(env):
     _, want_a = env.record("a")
     _, want_b = env.record("b", extra_alloc=True)
-    p, out = bench(env, "off", "-n", "1", "--budget=off", "--record-opt=--costs")
+    bmf = os.path.join(env.tmp, "head.bmf.json")
+    p, out = bench(env, "off", "-n", "1", "--budget=off", "--record-opt=--costs",
+                   "--bmf=" + bmf)
     expect(p.returncode == 1, "bench --budget=off exited %d:\n%s%s"
            % (p.returncode, p.stdout, p.stderr))
     doc = json.load(open(os.path.join(out, "diff.json")))
     expect_alloc_small(doc, want_a, want_b, "bench --budget=off")
     check_own_counts(doc, "base", want_a)
     check_own_counts(doc, "head", want_b)
-    print("bench -n 1 --budget=off --record-opt=--costs: fires on alloc_small alone")
+    check_bmf_counts(json.load(open(bmf)), want_b)
+    print("bench -n 1 --budget=off --record-opt=--costs: fires on alloc_small alone; "
+          "--bmf has the head's counts")
 
     # The fixture runs for 2-3 ms: 5% would leave every function
     # unprobed.  At 50% the budget leaves functions that allocate

@@ -32,35 +32,36 @@ struct diff_cli {
 extern const char *const diff_cli_sort_names[];
 extern const char *const diff_cli_inconclusive_names[];
 
-#define DIFF_CLI_OPTIONS(T, m)                                                                    \
-	CLI_LIST(0, "fail-on", T, m.fail_on, "RULE",                                              \
-		 "exit 1 when RULE fires: METRIC OP THRESHOLD[%][:REGEX], METRIC calls, total, "  \
-		 "self, avg, cpu, cpu-self (on-CPU time) or edge-calls (one caller -> callee "    \
-		 "path), OP > >= < <=, e.g. 'calls>0%', 'self>10%:^parse_', 'total>2ms', "        \
-		 "'cpu-self>10%', 'edge-calls>0%'"),                                              \
-		CLI_PERCENT(0, "confidence", T, m.confidence, "95%", 50, 100,                     \
-			    "a time rule fires only on a change this sure to be real, corrected " \
-			    "for the number of functions tested"),                                \
-		CLI_PERCENT(0, "noise-floor", T, m.noise_floor, "0.5%", 0, 100,                   \
-			    "a time change smaller than this share of the run's total self time " \
-			    "(on-CPU self time for cpu rules) never fires a rule (0% to let any " \
-			    "change fire)"),                                                      \
-		CLI_DURATION(0, "min-time", T, m.min_time, "0s",                                  \
-			     "time changes smaller than this never fire a rule"),                 \
-		CLI_ENUM(0, "inconclusive", T, m.inconclusive, diff_cli_inconclusive_names,       \
-			 "EXIT", "pass",                                                          \
-			 "how an inconclusive verdict (too few runs, too much noise, lost "       \
-			 "events) exits: pass 0, fail 1, error 2"),                               \
-		CLI_ENUM(0, "sort", T, m.sort, diff_cli_sort_names, "KEY", "impact",              \
-			 "impact: fired rules, then undecided, then changes, then self-time "     \
-			 "change; or the size of a metric's change; or name"),                    \
-		CLI_UINT(0, "top", T, m.top, "N", "all", 0, UINT32_MAX,                           \
-			 "show at most N functions (0: all); fired rules are always listed"),     \
-		CLI_STRING(0, "function", T, m.function, "REGEX", "all",                          \
-			   "compare only functions whose name matches (POSIX extended)"),         \
-		CLI_FLAG(0, "by-thread", T, m.by_thread, "one row per function and thread name"), \
-		CLI_FLAG(0, "by-process", T, m.by_process,                                        \
-			 "one row per function and process name"),                                \
+#define DIFF_CLI_OPTIONS(T, m)                                                                     \
+	CLI_LIST(0, "fail-on", T, m.fail_on, "RULE",                                               \
+		 "exit 1 when RULE fires: METRIC OP THRESHOLD[%][:REGEX], METRIC calls, total, "   \
+		 "self, avg, cpu, cpu-self (on-CPU time), edge-calls (one caller -> callee "       \
+		 "path), or allocs, alloc-bytes, syscalls, page-faults (a function's own, "        \
+		 "traces recorded with --costs), OP > >= < <=, e.g. 'calls>0%', "                  \
+		 "'self>10%:^parse_', 'total>2ms', 'cpu-self>10%', 'edge-calls>0%', 'allocs>0%'"), \
+		CLI_PERCENT(0, "confidence", T, m.confidence, "95%", 50, 100,                      \
+			    "a time rule fires only on a change this sure to be real, corrected "  \
+			    "for the number of functions tested"),                                 \
+		CLI_PERCENT(0, "noise-floor", T, m.noise_floor, "0.5%", 0, 100,                    \
+			    "a time change smaller than this share of the run's total self time "  \
+			    "(on-CPU self time for cpu rules) never fires a rule (0% to let any "  \
+			    "change fire)"),                                                       \
+		CLI_DURATION(0, "min-time", T, m.min_time, "0s",                                   \
+			     "time changes smaller than this never fire a rule"),                  \
+		CLI_ENUM(0, "inconclusive", T, m.inconclusive, diff_cli_inconclusive_names,        \
+			 "EXIT", "pass",                                                           \
+			 "how an inconclusive verdict (too few runs, too much noise, lost "        \
+			 "events) exits: pass 0, fail 1, error 2"),                                \
+		CLI_ENUM(0, "sort", T, m.sort, diff_cli_sort_names, "KEY", "impact",               \
+			 "impact: fired rules, then undecided, then changes, then self-time "      \
+			 "change; or the size of a metric's change; or name"),                     \
+		CLI_UINT(0, "top", T, m.top, "N", "all", 0, UINT32_MAX,                            \
+			 "show at most N functions (0: all); fired rules are always listed"),      \
+		CLI_STRING(0, "function", T, m.function, "REGEX", "all",                           \
+			   "compare only functions whose name matches (POSIX extended)"),          \
+		CLI_FLAG(0, "by-thread", T, m.by_thread, "one row per function and thread name"),  \
+		CLI_FLAG(0, "by-process", T, m.by_process,                                         \
+			 "one row per function and process name"),                                 \
 		CLI_TIMES(T, m.times)
 
 void diff_cli__init(struct diff_cli *c);

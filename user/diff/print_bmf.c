@@ -33,9 +33,39 @@ static bool head_has_cpu(const struct diff *d)
 	return n > 0;
 }
 
+/* record --costs's counts, self, as report --format=bmf names them:
+ * only when every head run has them (a run without is not one that
+ * allocated nothing). */
+static bool head_has_costs(const struct diff *d)
+{
+	size_t n = diff__nruns(d, DIFF_HEAD);
+
+	for (size_t k = 0; k < n; k++)
+		if (!diff__stats(d, DIFF_HEAD, k)->costs)
+			return false;
+	return n > 0;
+}
+
+static void put_costs(struct bmf *b, long i, const struct diff_spread *h, bool ranged)
+{
+	static const struct {
+		enum bmf_measure m;
+		enum diff_metric d;
+	} kinds[] = {
+		{ BMF_ALLOCS, DIFF_ALLOCS },
+		{ BMF_ALLOC_BYTES, DIFF_ALLOC_BYTES },
+		{ BMF_SYSCALLS, DIFF_SYSCALLS },
+		{ BMF_PAGE_FAULTS, DIFF_PAGE_FAULTS },
+	};
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		put(b, i, kinds[k].m, &h[kinds[k].d], ranged);
+}
+
 int diff__print_bmf(const struct diff *d, const struct diff_print_opts *o, FILE *f)
 {
-	bool cpu = head_has_cpu(d), ranged = diff__nruns(d, DIFF_HEAD) >= 2;
+	bool cpu = head_has_cpu(d), costs = head_has_costs(d);
+	bool ranged = diff__nruns(d, DIFF_HEAD) >= 2;
 	/* bench --budget: calls from one run with every function probed, set
 	 * over all runs: one count, no spread to give */
 	bool calls_ranged = ranged && !diff__opts(d)->calls_elsewhere;
@@ -55,6 +85,9 @@ int diff__print_bmf(const struct diff *d, const struct diff_print_opts *o, FILE 
 			break;
 		}
 		put(&b, i, BMF_CALLS, &h[DIFF_CALLS], calls_ranged);
+		/* counted in the run calls come from, probed or not */
+		if (costs)
+			put_costs(&b, i, h, calls_ranged);
 		/* a budget left it unprobed in the timed runs: its time is in
 		 * its callers', not 0 */
 		if (r->unprobed)
