@@ -60,17 +60,18 @@ static __always_inline void send_cause(__u32 tgid, __u32 tid, __u64 from, __u32 
  * interrupt's): a thread outside the traced processes costs one map
  * lookup.  It fires only when the woken thread really was asleep, before
  * it is queued to run, so nothing it does next comes before this record. */
-SEC("raw_tp/sched_waking")
+SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid), tid, waker;
+	/* tp_btf: p is a trusted pointer, read with plain loads */
+	__u32 tgid = p->tgid, tid, waker;
 	__u64 from;
 
 	if (no_events || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
-	tid = BPF_CORE_READ(p, pid);
+	tid = p->pid;
 	from = bpf_get_current_pid_tgid();
-	if (BPF_CORE_READ(p, __state) & TASK_UNINTERRUPTIBLE) {
+	if (p->__state & TASK_UNINTERRUPTIBLE) {
 		send_cause(tgid, tid, 0, SLED_CAUSE_KERNEL_WAIT);
 		return 0;
 	}
@@ -78,8 +79,9 @@ int BPF_PROG(on_waking, struct task_struct *p)
 		send_cause(tgid, tid, 0, SLED_CAUSE_IRQ);
 		return 0;
 	}
+	/* a thread of the same process (a pool, a queue) needs no lookup */
 	waker = from >> 32;
-	if (!bpf_map_lookup_elem(&traced, &waker)) {
+	if (waker != tgid && !bpf_map_lookup_elem(&traced, &waker)) {
 		send_cause(tgid, tid, 0, SLED_CAUSE_OUTSIDE);
 		return 0;
 	}
