@@ -11,7 +11,7 @@
  * wakeup that raced the switch left it running, which is what it is. */
 static __always_inline __u32 state_off(bool preempt, struct task_struct *prev)
 {
-	unsigned int s = BPF_CORE_READ(prev, __state);
+	unsigned int s = prev->__state;
 
 	if (preempt || s == TASK_RUNNING)
 		return SLED_STATE_RUNNABLE;
@@ -24,16 +24,15 @@ static __always_inline __u32 state_off(bool preempt, struct task_struct *prev)
 
 static __always_inline void send_switch(struct task_struct *task, __u32 state)
 {
-	__u32 tgid = BPF_CORE_READ(task, tgid);
+	__u32 tgid = task->tgid;
 	struct sled_switch *s;
 
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return;
 	/* the calls it made come before it leaves the CPU */
 	if (state != SLED_STATE_RUNNING)
-		kf_settle(tgid, BPF_CORE_READ(task, pid));
-	s = notice(SLED_KIND_SWITCH, sizeof(*s), tgid, BPF_CORE_READ(task, pid),
-		   SLED_CTR_SWITCH_DROPS);
+		kf_settle(tgid, task->pid);
+	s = notice(SLED_KIND_SWITCH, sizeof(*s), tgid, task->pid, SLED_CTR_SWITCH_DROPS);
 	if (!s)
 		return;
 	s->state = state;
@@ -42,11 +41,12 @@ static __always_inline void send_switch(struct task_struct *task, __u32 state)
 }
 
 /* Every context switch on the machine runs this; a thread outside the
- * traced processes costs a map lookup and no event.  prev's record is
+ * traced processes costs a map lookup and no event (tp_btf: the tasks are
+ * trusted pointers, read with plain loads, no helper call).  prev's record is
  * queued before next's, and a thread cannot take a CPU before the one it
  * left has switched away from it, so each thread's records arrive in its
  * own order, among its calls (docs/DESIGN.md, "On-CPU time"). */
-SEC("raw_tp/sched_switch")
+SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	if (no_events)
