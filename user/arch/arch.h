@@ -18,6 +18,9 @@
  *       time a probe hit (probe_sites.h);
  *   arch_param_abi()  which registers a function's integer parameters and
  *       return value are in (struct param_abi, psabi.h);
+ *   arch_entry_skip(code, n)  bytes to step over at a function's entry so
+ *       that a uprobe there is emulated, not single-stepped, and still sees
+ *       the arguments (entry_skip.h);
  *   ARCH_LOADER_GLOB  the file name of glibc's dynamic loader.
  * The records' register count is in include/arch/, the BPF side has its
  * own seam (bpf/arch/arch.h); docs/DESIGN.md, "Porting", lists the rest. */
@@ -25,6 +28,7 @@
 #define SLEDTRACE_ARCH_H
 
 #if defined(__x86_64__)
+#include "arch/x86/entry_skip.h"
 #include "arch/x86/probe_sites.h"
 #include "arch/x86/psabi.h"
 #include "arch/x86/sled_patch.h"
@@ -35,6 +39,7 @@
 #define arch_patch_sleds sled_patch__apply
 #define arch_probe_site x86_probe_site
 #define arch_param_abi x86_param_abi
+#define arch_entry_skip x86_entry_skip
 #else
 #error "sledtrace knows x86-64 only: add user/arch/<arch>/ (docs/DESIGN.md, Porting)"
 #endif

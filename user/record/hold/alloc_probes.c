@@ -10,6 +10,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "arch/arch.h"
 #include "object/elf_object.h"
 #include "process/needed.h"
 #include "record/hold/alloc_probes.h"
@@ -86,15 +87,21 @@ void alloc_probes__free(struct alloc_probes *a)
 	free(a);
 }
 
-/* sym at its file offset, once per address. */
+/* sym at its file offset, once per address, past what the kernel would
+ * single-step at its entry (arch_entry_skip). */
 static void add_sym(struct alloc_file *f, const struct elf_object *o, const char *name,
 		    unsigned how)
 {
 	const struct elf_symbol *s = elf_object__find_symbol(o, name);
-	uint64_t off;
+	uint8_t code[16];
+	uint64_t off, addr;
 
-	if (!s || !s->defined_func || f->n == MAX_ALLOC_SYMS ||
-	    elf_object__vaddr_to_offset(o, s->addr, &off))
+	if (!s || !s->defined_func || f->n == MAX_ALLOC_SYMS)
+		return;
+	addr = s->addr;
+	if (!elf_object__read_vaddr(o, addr, code, sizeof(code)))
+		addr += arch_entry_skip(code, sizeof(code));
+	if (elf_object__vaddr_to_offset(o, addr, &off))
 		return;
 	for (size_t i = 0; i < f->n; i++)
 		if (f->off[i] == off)
