@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/fid_tally.h"
 #include "model/frames.h"
 #include "util/u64map.h"
 
@@ -52,12 +53,10 @@ struct frame_builder {
 	uint32_t nprocs;
 	struct fb_thread *cached; /* consecutive events usually share a thread */
 	uint64_t unmatched, inferred, unfinished;
-	uint64_t resumed;  /* switches back to a CPU inferred from a call */
-	uint64_t flows;	   /* the links frame_builder__cause made */
-	uint64_t leaf_min; /* shortest measured leaf call, UINT64_MAX: none */
-	/* frame_builder__tally: per fid, calls ended and direct children */
-	uint64_t *tally_calls, *tally_children;
-	size_t ntally;
+	uint64_t resumed;	/* switches back to a CPU inferred from a call */
+	uint64_t flows;		/* the links frame_builder__cause made */
+	uint64_t leaf_min;	/* shortest measured leaf call, UINT64_MAX: none */
+	struct fid_tally tally; /* frame_builder__tally's */
 	bool tallying;
 	bool finished;
 };
@@ -99,8 +98,7 @@ void frame_builder__free(struct frame_builder *fb)
 	for (uint32_t i = 0; i < fb->nthreads; i++)
 		thread_free(fb->threads[i]);
 	free(fb->threads);
-	free(fb->tally_calls);
-	free(fb->tally_children);
+	fid_tally__free(&fb->tally);
 	u64map__clear(&fb->live);
 	u64map__clear(&fb->live_proc);
 	free(fb);
@@ -447,31 +445,9 @@ void frame_builder__tally(struct frame_builder *fb)
 size_t frame_builder__tallies(const struct frame_builder *fb, const uint64_t **calls,
 			      const uint64_t **children)
 {
-	*calls = fb->tally_calls;
-	*children = fb->tally_children;
-	return fb->ntally;
-}
-
-static bool tally_room(struct frame_builder *fb, uint32_t fid)
-{
-	size_t n = fb->ntally ? fb->ntally : 256;
-	uint64_t *c, *k;
-
-	while (n <= fid)
-		n *= 2;
-	if (n == fb->ntally)
-		return true;
-	c = realloc(fb->tally_calls, n * sizeof(*c));
-	if (c)
-		fb->tally_calls = c;
-	k = c ? realloc(fb->tally_children, n * sizeof(*k)) : NULL;
-	if (!k)
-		return false; /* the tally is a hint: it stops growing */
-	fb->tally_children = k;
-	memset(c + fb->ntally, 0, (n - fb->ntally) * sizeof(*c));
-	memset(k + fb->ntally, 0, (n - fb->ntally) * sizeof(*k));
-	fb->ntally = n;
-	return true;
+	*calls = fb->tally.calls;
+	*children = fb->tally.children;
+	return fb->tally.n;
 }
 
 /* The call ending on t's top: one more call of its function, and one more
@@ -479,14 +455,9 @@ static bool tally_room(struct frame_builder *fb, uint32_t fid)
 static void tally_leave(struct frame_builder *fb, const struct fb_thread *t)
 {
 	uint32_t fid = t->stack[t->depth - 1].fid;
-	uint32_t up = t->depth > 1 ? t->stack[t->depth - 2].fid : fid;
-	uint32_t most = fid > up ? fid : up;
 
-	if (most >= fb->ntally && !tally_room(fb, most))
-		return;
-	fb->tally_calls[fid]++;
-	if (t->depth > 1)
-		fb->tally_children[up]++;
+	fid_tally__leave(&fb->tally, fid, t->depth > 1 ? t->stack[t->depth - 2].fid : 0,
+			 t->depth > 1);
 }
 
 int frame_builder__leave(struct frame_builder *fb, struct fb_thread *t, uint64_t ts,
