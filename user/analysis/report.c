@@ -118,7 +118,10 @@ static struct row *row_of(struct report *r, uint32_t group, uint32_t fid)
 	return row;
 }
 
-static int add_edge(struct report *r, uint32_t caller, uint32_t callee, uint64_t dur)
+/* One more call over caller -> callee, of dur, having spent costs (NULL:
+ * nothing counted) with its callees. */
+static int add_edge(struct report *r, uint32_t caller, uint32_t callee, uint64_t dur,
+		    const struct frame_costs *costs)
 {
 	uint64_t key = ((uint64_t)caller << 32 | callee) + 1, idx;
 
@@ -131,6 +134,8 @@ static int add_edge(struct report *r, uint32_t caller, uint32_t callee, uint64_t
 	}
 	r->edges[idx].calls++;
 	r->edges[idx].dur_sum += dur;
+	for (int k = 0; costs && k < COST_NKINDS; k++)
+		r->edges[idx].cost_total[k] += costs->total[k];
 	return 0;
 }
 
@@ -244,7 +249,7 @@ static int rp_leave(void *ctx, const struct trace_thread *th, const struct frame
 		row->cpu_total += cpu.all;
 	}
 	if ((r->o.callers || r->o.callees || r->o.edges) &&
-	    add_edge(r, up ? stack[depth - 2].fid : 0, f->fid, wall.all))
+	    add_edge(r, up ? stack[depth - 2].fid : 0, f->fid, wall.all, f->costs))
 		return -ENOMEM;
 	if (f->values && f->values->n && report_values__add(&r->values, f->fid, f->values))
 		return -ENOMEM;
@@ -398,6 +403,7 @@ void report__edge(const struct report *r, size_t i, struct report_edge *out)
 	const struct edge *e = &r->edges[i];
 
 	*out = (struct report_edge){ .caller = e->caller, .callee = e->callee, .calls = e->calls };
+	memcpy(out->cost_total, e->cost_total, sizeof(out->cost_total));
 }
 
 const struct trace_stats *report__stats(const struct report *r)

@@ -95,6 +95,9 @@ struct report_row {
 struct report_edge {
 	uint32_t caller, callee; /* function ids */
 	uint64_t calls;
+	/* record --costs: what the callee's calls from this caller spent,
+	 * their callees included (0 without costs) */
+	uint64_t cost_total[COST_NKINDS];
 };
 
 /* After the sink's finish(): rows and edges in no particular order, and

@@ -42,6 +42,7 @@ struct row {
 struct edge {
 	uint32_t caller, callee; /* caller 0: no caller (a thread's root) */
 	uint64_t calls, dur_sum; /* dur_sum: the calls' figures */
+	uint64_t cost_total[COST_NKINDS]; /* record --costs: the calls' inclusive counts */
 };
 
 /* A thread (--by-thread) or process (--by-process) as rows name it. */
