@@ -408,12 +408,13 @@ static void test_counts(void **state)
 			struct report_row vary = { .calls = calls[s][k], .self_ns = 1000 };
 			struct report_row fixed = { .calls = s ? 7 : 5, .self_ns = 1000 };
 			const char *path[4] = { "main", "prog", "fixed", "prog" };
+			struct report_edge edge = { .calls = s ? 7 : 5 };
 
 			assert_int_equal(diff__add_run(d, (enum diff_side)s, "run", &st), 0);
 			assert_int_equal(diff__add_object(d, "prog"), 0);
 			assert_int_equal(diff__add_function(d, "vary", "prog", NULL, &vary), 0);
 			assert_int_equal(diff__add_function(d, "fixed", "prog", NULL, &fixed), 0);
-			assert_int_equal(diff__add_edge(d, path, s ? 7 : 5), 0);
+			assert_int_equal(diff__add_edge(d, path, &edge), 0);
 		}
 	assert_int_equal(diff__finish(d, err, sizeof(err)), 0);
 	assert_int_equal(row_named(d, "vary")->fired, 0);

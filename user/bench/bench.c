@@ -391,7 +391,7 @@ static int check_costs(const struct bench_opts *o, const struct diff_opts *diff)
 	for (size_t k = 0; k < diff->nrules; k++) {
 		int m = diff_rule__metric(diff->rules[k]);
 
-		if (m != DIFF_EDGE_CALLS && diff_metrics[m].costs)
+		if (diff_metric__costs(m))
 			return fprintf(stderr,
 				       "sledtrace: bench: --fail-on '%s' needs --record-opt=--costs: "
 				       "without it the runs count no allocations, system calls or "

@@ -34,7 +34,7 @@ static int check_costs(const struct diff_compare *c, const struct diff *d)
 	for (size_t k = 0; k < o->nrules; k++) {
 		int m = diff_rule__metric(o->rules[k]);
 
-		if (m == DIFF_EDGE_CALLS || !diff_metrics[m].costs)
+		if (!diff_metric__costs(m))
 			continue;
 		for (int s = 0; s < 2; s++)
 			for (size_t i = 0; i < diff__nruns(d, (enum diff_side)s); i++)

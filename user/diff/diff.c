@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "diff/diff.h"
+#include "diff/edge.h"
 #include "diff/judge_verdict.h"
 #include "diff/read_programs.h"
 #include "diff/read_store.h"
@@ -31,7 +32,7 @@ struct run {
 struct diff {
 	struct diff_opts o;
 	struct diff_store fns;	 /* name, object, group -> the sources */
-	struct diff_store paths; /* caller, its object, callee, its object -> calls */
+	struct diff_store paths; /* caller, its object, callee, its object -> counts */
 	struct diff_programs programs;
 	struct run *runs[2];
 	size_t nruns[2];
@@ -116,18 +117,20 @@ int diff__add_object(struct diff *d, const char *object)
 
 /* A path belongs to its callee: --function keeps the paths into the
  * functions it keeps. */
-int diff__add_edge(struct diff *d, const char *const ends[4], uint64_t calls)
+int diff__add_edge(struct diff *d, const char *const ends[4], const struct report_edge *e)
 {
 	char caller[4096], callee[4096];
 	const char *keys[4] = { match_name(ends[0], caller, sizeof(caller)), ends[1],
 				match_name(ends[2], callee, sizeof(callee)), ends[3] };
-	double *v;
+	double *v, x[DIFF_NEDGE_METRICS];
 
 	if (d->o.calls_elsewhere || (d->o.function && regexec(d->o.function, ends[2], 0, NULL, 0)))
 		return 0;
 	if (!(v = diff_store__at(&d->paths, keys, last_run(d)->slot)))
 		return -ENOMEM;
-	*v += (double)calls;
+	diff_edge__counts(e, x);
+	for (int m = 0; m < DIFF_NEDGE_METRICS; m++)
+		v[m] += x[m];
 	return 0;
 }
 
@@ -165,15 +168,21 @@ int diff__set_calls(struct diff *d, enum diff_side side, const char *name, const
 	return rc;
 }
 
-int diff__set_edge(struct diff *d, enum diff_side side, const char *const ends[4], uint64_t calls)
+int diff__set_edge(struct diff *d, enum diff_side side, const char *const ends[4],
+		   const struct report_edge *e)
 {
 	char caller[4096], callee[4096];
 	const char *keys[4] = { match_name(ends[0], caller, sizeof(caller)), ends[1],
 				match_name(ends[2], callee, sizeof(callee)), ends[3] };
+	double x[DIFF_NEDGE_METRICS];
+	int rc = 0;
 
 	if (d->o.function && regexec(d->o.function, ends[2], 0, NULL, 0))
 		return 0;
-	return set_all(d, &d->paths, side, keys, 0, (double)calls);
+	diff_edge__counts(e, x);
+	for (int m = 0; m < DIFF_NEDGE_METRICS && !rc; m++)
+		rc = set_all(d, &d->paths, side, keys, (size_t)m, x[m]);
+	return rc;
 }
 
 /* ---- rows ---- */
@@ -284,18 +293,13 @@ static void fill_edge(struct diff *d, size_t i, double *x)
 	e->caller_object = diff_store__key(&d->paths, i, 1);
 	e->callee = diff_store__key(&d->paths, i, 2);
 	e->callee_object = diff_store__key(&d->paths, i, 3);
-	for (int s = 0; s < 2; s++) {
-		for (size_t k = 0; k < d->nruns[s]; k++)
-			x[k] = diff_store__vals(&d->paths, i, d->runs[s][k].slot)[0];
-		e->v[s] = spread_of(x, d->nruns[s], scratch);
-		e->calls_agree[s] = e->v[s].min == e->v[s].max;
-	}
-	e->change = e->v[DIFF_HEAD].median - e->v[DIFF_BASE].median;
-	e->change_pct = pct(e->change, e->v[DIFF_BASE].median);
-	e->status = !e->v[DIFF_BASE].max   ? DIFF_NEW
-		    : !e->v[DIFF_HEAD].max ? DIFF_GONE
-		    : e->change		   ? DIFF_CHANGED
-					   : DIFF_SAME;
+	for (int m = 0; m < DIFF_NEDGE_METRICS; m++)
+		for (int s = 0; s < 2; s++) {
+			for (size_t k = 0; k < d->nruns[s]; k++)
+				x[k] = diff_store__vals(&d->paths, i, d->runs[s][k].slot)[m];
+			e->v[s][m] = spread_of(x, d->nruns[s], scratch);
+		}
+	diff_edge__finish(e);
 }
 
 static int build_rows(struct diff *d)
@@ -367,21 +371,6 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	if (!c)
 		c = strcmp(a->group ? a->group : "", b->group ? b->group : "");
 	return c ? c : strcmp(a->object, b->object);
-}
-
-static int cmp_edges(const void *pa, const void *pb)
-{
-	const struct diff_edge *a = *(const struct diff_edge *const *)pa;
-	const struct diff_edge *b = *(const struct diff_edge *const *)pb;
-	int c = (b->fired != 0) - (a->fired != 0);
-
-	if (!c)
-		c = (b->unsure != 0) - (a->unsure != 0);
-	if (!c)
-		c = cmp_abs_desc(a->change, b->change);
-	if (!c)
-		c = strcmp(a->callee, b->callee);
-	return c ? c : strcmp(a->caller, b->caller);
 }
 
 /* Names that more than one object has (on the same thread or process)
@@ -462,7 +451,7 @@ int diff__finish(struct diff *d, char *err, size_t errlen)
 	}
 	mark_shared_names(d, d->nshown);
 	qsort_r(d->sorted, d->nshown, sizeof(*d->sorted), cmp_rows, &d->o.sort);
-	qsort(d->edges_sorted, diff_store__n(&d->paths), sizeof(*d->edges_sorted), cmp_edges);
+	qsort(d->edges_sorted, diff_store__n(&d->paths), sizeof(*d->edges_sorted), diff_edge__cmp);
 	return 0;
 }
 
@@ -478,7 +467,7 @@ int diff__new(const struct diff_opts *o, struct diff **out)
 		return -ENOMEM;
 	d->o = *o;
 	diff_store__init(&d->fns, 3, DIFF_NSOURCES);
-	diff_store__init(&d->paths, 4, 1);
+	diff_store__init(&d->paths, 4, DIFF_NEDGE_METRICS);
 	*out = d;
 	return 0;
 }

@@ -34,14 +34,16 @@ int diff__add_run(struct diff *d, enum diff_side side, const char *path,
 int diff__add_function(struct diff *d, const char *name, const char *object, const char *group,
 		       const struct report_row *row);
 int diff__add_object(struct diff *d, const char *object);
-int diff__add_edge(struct diff *d, const char *const ends[4], uint64_t calls);
+/* A path's counts: its calls, and what they spent (report_edge). */
+int diff__add_edge(struct diff *d, const char *const ends[4], const struct report_edge *e);
 /* Calls and costs (the counts of row) from a run with every function
  * probed, set over every run of side (recorded with a budget, whose calls
  * are those of the functions it probed, whose costs of the rest are their
  * callers', and whose paths skip the rest): opts.calls_elsewhere. */
 int diff__set_calls(struct diff *d, enum diff_side side, const char *name, const char *object,
 		    const char *group, const struct report_row *row);
-int diff__set_edge(struct diff *d, enum diff_side side, const char *const ends[4], uint64_t calls);
+int diff__set_edge(struct diff *d, enum diff_side side, const char *const ends[4],
+		   const struct report_edge *e);
 
 /* After the last run: medians, changes, statistics, rules, sort order.
  * Returns 0; -EINVAL with one line in err when the runs cannot be

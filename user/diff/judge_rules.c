@@ -15,7 +15,7 @@ enum rule_op { OP_GT, OP_GE, OP_LT, OP_LE };
 
 struct diff_rule {
 	char *text;
-	int metric; /* enum diff_metric or DIFF_EDGE_CALLS */
+	int metric; /* enum diff_metric, or DIFF_NMETRICS + an edge metric */
 	enum rule_op op;
 	double threshold; /* percent, a count, or ns */
 	bool percent;
@@ -39,7 +39,7 @@ static const char *skip_blank(const char *p)
 
 static const char *parse_metric(const char *p, struct diff_rule *r)
 {
-	for (int m = 0; m <= DIFF_EDGE_CALLS; m++) {
+	for (int m = 0; m < DIFF_NRULE_METRICS; m++) {
 		const char *name = diff_metric__name(m);
 		size_t n = strlen(name);
 
@@ -53,7 +53,7 @@ static const char *parse_metric(const char *p, struct diff_rule *r)
 
 static bool counts(const struct diff_rule *r)
 {
-	return r->metric == DIFF_EDGE_CALLS || diff_metrics[r->metric].kind == DIFF_KIND_COUNT;
+	return diff_metric__is_edge(r->metric) || diff_metrics[r->metric].kind == DIFF_KIND_COUNT;
 }
 
 static const char *parse_op(const char *p, struct diff_rule *r)
@@ -121,7 +121,8 @@ static int parse_into(const char *text, diff_duration_parser parse_duration, str
 
 	if (!(p = parse_metric(p, r)))
 		return *why = "unknown metric (calls, total, self, avg, cpu, cpu-self, allocs, "
-			      "alloc-bytes, syscalls, page-faults or edge-calls)",
+			      "alloc-bytes, syscalls, page-faults, edge-calls, edge-allocs, "
+			      "edge-alloc-bytes, edge-syscalls or edge-page-faults)",
 		       -EINVAL;
 	if (!(p = parse_op(skip_blank(p), r)))
 		return *why = "expected an operator (>, >=, < or <=)", -EINVAL;

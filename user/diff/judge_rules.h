@@ -3,12 +3,14 @@
  *   METRIC OP THRESHOLD[%][:REGEX]
  * METRIC is a metric of metric.h (calls, total, self, avg, cpu, cpu-self,
  * and the counts of record --costs: allocs, alloc-bytes, syscalls,
- * page-faults, all per function) or edge-calls, the calls over one
- * caller -> callee path; OP is >, >=, < or
+ * page-faults, all per function) or a count of one caller -> callee
+ * path: edge-calls, its calls, and edge-allocs, edge-alloc-bytes,
+ * edge-syscalls, edge-page-faults, what they spent, callees included
+ * (metric.h's edge metrics); OP is >, >=, < or
  * <=; THRESHOLD is compared with the change head - base: relative to base
  * with %, else absolute (counts: a number; times: a duration with its
  * unit).  REGEX (POSIX extended) limits the rule to matching function
- * names, for edge-calls to paths whose "CALLER -> CALLEE" matches.  This
+ * names, for a path's counts to paths whose "CALLER -> CALLEE" matches.  This
  * module only parses and compares; judge_verdict.c decides when the
  * evidence lets a rule fire. */
 #ifndef SLEDTRACE_DIFF_JUDGE_RULES_H
@@ -32,7 +34,7 @@ int diff_rule__parse(const char *text, diff_duration_parser parse_duration, stru
 		     char *err, size_t errlen);
 void diff_rule__free(struct diff_rule *r);
 const char *diff_rule__text(const struct diff_rule *r);
-/* An enum diff_metric, or DIFF_EDGE_CALLS. */
+/* An enum diff_metric, or DIFF_NMETRICS + an enum diff_edge_metric. */
 int diff_rule__metric(const struct diff_rule *r);
 /* Whether the rule looks for a rise (> or >=), else a fall. */
 bool diff_rule__upward(const struct diff_rule *r);

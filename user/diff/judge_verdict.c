@@ -230,6 +230,7 @@ static void judge_rows(struct ctx *c, size_t k)
 static void judge_edges(struct ctx *c, size_t k)
 {
 	const struct diff_rule *rule = c->j->o->rules[k];
+	int m = diff_rule__metric(rule) - DIFF_NMETRICS;
 	char path[1024];
 
 	for (size_t i = 0; i < c->j->nedges; i++) {
@@ -239,7 +240,9 @@ static void judge_edges(struct ctx *c, size_t k)
 		snprintf(path, sizeof(path), "%s -> %s", e->caller, e->callee);
 		if (!diff_rule__matches(rule, path))
 			continue;
-		call = count_call(rule, e->change, e->change_pct, e->v);
+		struct diff_spread v[2] = { e->v[DIFF_BASE][m], e->v[DIFF_HEAD][m] };
+
+		call = count_call(rule, e->change[m], e->change_pct[m], v);
 		if (call == FIRE)
 			e->fired |= 1ULL << k;
 		if (call == UNSURE) {
@@ -287,7 +290,7 @@ static bool time_rules(const struct diff_opts *o)
 	for (size_t k = 0; k < o->nrules; k++) {
 		int m = diff_rule__metric(o->rules[k]);
 
-		if (m != DIFF_EDGE_CALLS && diff_metrics[m].kind == DIFF_KIND_TIME)
+		if (!diff_metric__is_edge(m) && diff_metrics[m].kind == DIFF_KIND_TIME)
 			return true;
 	}
 	return false;
@@ -391,7 +394,7 @@ int diff_verdict__judge(const struct diff_judge *j, struct diff_summary *out)
 				out->run_total_ns[diff_metric__basis((enum diff_metric)m)];
 	mark_changed(&c);
 	for (size_t k = 0; k < j->o->nrules; k++) {
-		if (diff_rule__metric(j->o->rules[k]) == DIFF_EDGE_CALLS)
+		if (diff_metric__is_edge(diff_rule__metric(j->o->rules[k])))
 			judge_edges(&c, k);
 		else
 			judge_rows(&c, k);

@@ -49,7 +49,24 @@ const struct diff_metric_def diff_metrics[DIFF_NMETRICS] = {
 			       -1, DIFF_PAGE_FAULTS, DIFF_PAGE_FAULTS, 9, false, true },
 };
 
+/* A path's costs are inclusive: a change under the callee is the path's
+ * too, so every path above a new allocation changes with it. */
+const struct diff_edge_metric_def diff_edge_metrics[DIFF_NEDGE_METRICS] = {
+	[DIFF_EDGE_M_CALLS] = { "edge-calls", "calls", -1 },
+	[DIFF_EDGE_M_ALLOCS] = { "edge-allocs", "allocs", COST_ALLOCS },
+	[DIFF_EDGE_M_ALLOC_BYTES] = { "edge-alloc-bytes", "alloc-bytes", COST_ALLOC_BYTES },
+	[DIFF_EDGE_M_SYSCALLS] = { "edge-syscalls", "syscalls", COST_SYSCALLS },
+	[DIFF_EDGE_M_PAGE_FAULTS] = { "edge-page-faults", "page-faults", COST_PAGE_FAULTS },
+};
+
+bool diff_metric__costs(int m)
+{
+	return diff_metric__is_edge(m) ? diff_edge_metrics[m - DIFF_NMETRICS].cost >= 0
+				       : diff_metrics[m].costs;
+}
+
 const char *diff_metric__name(int m)
 {
-	return m == DIFF_EDGE_CALLS ? "edge-calls" : diff_metrics[m].name;
+	return diff_metric__is_edge(m) ? diff_edge_metrics[m - DIFF_NMETRICS].rule
+				       : diff_metrics[m].name;
 }

@@ -43,8 +43,21 @@ enum diff_metric {
 	DIFF_NMETRICS
 };
 
-/* Rules may also name the calls of a caller -> callee edge. */
+/* The counts of a caller -> callee path: its calls and, with record
+ * --costs, what those calls spent, their callees included (report_edge).
+ * Exact, like the function counts.  Rules name them after the function
+ * metrics: rule metric DIFF_NMETRICS + e is edge metric e. */
+enum diff_edge_metric {
+	DIFF_EDGE_M_CALLS,
+	DIFF_EDGE_M_ALLOCS,
+	DIFF_EDGE_M_ALLOC_BYTES,
+	DIFF_EDGE_M_SYSCALLS,
+	DIFF_EDGE_M_PAGE_FAULTS,
+	DIFF_NEDGE_METRICS
+};
+
 #define DIFF_EDGE_CALLS DIFF_NMETRICS
+#define DIFF_NRULE_METRICS (DIFF_NMETRICS + DIFF_NEDGE_METRICS)
 
 enum diff_kind {
 	DIFF_KIND_COUNT, /* exact: any change is real */
@@ -85,7 +98,26 @@ static inline enum diff_source diff_metric__basis(enum diff_metric m)
 	return diff_metrics[diff_metrics[m].shift_from].num;
 }
 
-/* The name of a rule's metric, DIFF_EDGE_CALLS included. */
+struct diff_edge_metric_def {
+	const char *rule; /* in rules: "edge-allocs" */
+	const char *name; /* in JSON: "allocs" */
+	int cost;	  /* enum cost_kind of report_edge.cost_total; -1: the calls */
+};
+
+extern const struct diff_edge_metric_def diff_edge_metrics[DIFF_NEDGE_METRICS];
+
+/* Whether rule metric m is a path's count (the edge metric m -
+ * DIFF_NMETRICS) rather than a function's. */
+static inline bool diff_metric__is_edge(int m)
+{
+	return m >= DIFF_NMETRICS;
+}
+
+/* Whether rule metric m counts what record --costs counts: a rule on it
+ * needs every run recorded with --costs. */
+bool diff_metric__costs(int m);
+
+/* The name of a rule's metric, the edge metrics included. */
 const char *diff_metric__name(int m);
 
 #endif

@@ -155,15 +155,22 @@ static void json_edge(const struct diff *d, const struct diff_edge *e, FILE *f)
 	json_rule_list(d, e->fired, f);
 	fputs(", \"inconclusive\": ", f);
 	json_rule_list(d, e->unsure, f);
-	fputs(", \"calls\": {\"base\": ", f);
-	json_spread(&e->v[DIFF_BASE], f);
-	fputs(", \"head\": ", f);
-	json_spread(&e->v[DIFF_HEAD], f);
-	fputs(", \"change\": ", f);
-	json_num(e->change, f);
-	fputs(", \"change_pct\": ", f);
-	json_num(e->change_pct, f);
-	fputs("}}", f);
+	/* calls, and what they spent only from runs recorded with costs: the
+	 * JSON of other runs stays as it was */
+	for (int m = 0; m < DIFF_NEDGE_METRICS; m++) {
+		if (diff_edge_metrics[m].cost >= 0 && !diff_text__ncosts(d))
+			continue;
+		fprintf(f, ", \"%s\": {\"base\": ", diff_edge_metrics[m].name);
+		json_spread(&e->v[DIFF_BASE][m], f);
+		fputs(", \"head\": ", f);
+		json_spread(&e->v[DIFF_HEAD][m], f);
+		fputs(", \"change\": ", f);
+		json_num(e->change[m], f);
+		fputs(", \"change_pct\": ", f);
+		json_num(e->change_pct[m], f);
+		fputc('}', f);
+	}
+	fputc('}', f);
 }
 
 static void json_runs(const struct diff *d, enum diff_side s, FILE *f)
@@ -204,6 +211,8 @@ static void json_finding(void *ctx, const struct diff_finding *fd)
 {
 	struct json_list *j = ctx;
 	int m = diff_rule__metric(diff__opts(j->d)->rules[fd->rule]);
+	/* a path's metric; unused for a function's */
+	int em = diff_metric__is_edge(m) ? m - DIFF_NMETRICS : 0;
 	char label[4096], ev[1024];
 	FILE *f = j->f;
 
@@ -221,13 +230,13 @@ static void json_finding(void *ctx, const struct diff_finding *fd)
 		json_str_or_null(fd->row->group, f);
 	}
 	fputs(", \"base\": ", f);
-	json_num(fd->row ? fd->row->v[DIFF_BASE][m].median : fd->edge->v[DIFF_BASE].median, f);
+	json_num(fd->row ? fd->row->v[DIFF_BASE][m].median : fd->edge->v[DIFF_BASE][em].median, f);
 	fputs(", \"head\": ", f);
-	json_num(fd->row ? fd->row->v[DIFF_HEAD][m].median : fd->edge->v[DIFF_HEAD].median, f);
+	json_num(fd->row ? fd->row->v[DIFF_HEAD][m].median : fd->edge->v[DIFF_HEAD][em].median, f);
 	fputs(", \"change\": ", f);
-	json_num(fd->row ? fd->row->change[m] : fd->edge->change, f);
+	json_num(fd->row ? fd->row->change[m] : fd->edge->change[em], f);
 	fputs(", \"change_pct\": ", f);
-	json_num(fd->row ? fd->row->change_pct[m] : fd->edge->change_pct, f);
+	json_num(fd->row ? fd->row->change_pct[m] : fd->edge->change_pct[em], f);
 	fputs(", \"evidence\": ", f);
 	text_out__json(f, diff_finding__evidence(j->d, fd, ev, sizeof(ev)));
 	fputc('}', f);

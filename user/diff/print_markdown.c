@@ -168,9 +168,11 @@ static void md_edges(const struct diff *d, size_t top, FILE *f)
 		fputs(" | ", f);
 		md_code(e->callee, f);
 		fprintf(f, " | %s | %s | %s |\n",
-			diff_fmt_value(b, sizeof(b), DIFF_EDGE_CALLS, e->v[DIFF_BASE].median),
-			diff_fmt_value(h, sizeof(h), DIFF_EDGE_CALLS, e->v[DIFF_HEAD].median),
-			diff_fmt_edge_change(c, sizeof(c), e));
+			diff_fmt_value(b, sizeof(b), DIFF_EDGE_CALLS,
+				       e->v[DIFF_BASE][DIFF_EDGE_M_CALLS].median),
+			diff_fmt_value(h, sizeof(h), DIFF_EDGE_CALLS,
+				       e->v[DIFF_HEAD][DIFF_EDGE_M_CALLS].median),
+			diff_fmt_edge_change(c, sizeof(c), e, DIFF_EDGE_M_CALLS));
 	}
 	if (n)
 		fputc('\n', f);

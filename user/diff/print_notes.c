@@ -194,7 +194,7 @@ static bool cpu_rules(const struct diff_opts *o)
 	for (size_t k = 0; k < o->nrules; k++) {
 		int m = diff_rule__metric(o->rules[k]);
 
-		if (m != DIFF_EDGE_CALLS && diff_metrics[m].on_cpu)
+		if (!diff_metric__is_edge(m) && diff_metrics[m].on_cpu)
 			return true;
 	}
 	return false;

@@ -180,9 +180,11 @@ static void print_edges(const struct diff *d, const struct diff_print_opts *o, F
 			fprintf(f, "\n%12s  %12s  %18s  CALL PATH\n", "CALLS base", "head",
 				"change");
 		fprintf(f, "%12s  %12s  %18s  ",
-			diff_fmt_value(b, sizeof(b), DIFF_EDGE_CALLS, e->v[DIFF_BASE].median),
-			diff_fmt_value(h, sizeof(h), DIFF_EDGE_CALLS, e->v[DIFF_HEAD].median),
-			diff_fmt_edge_change(c, sizeof(c), e));
+			diff_fmt_value(b, sizeof(b), DIFF_EDGE_CALLS,
+				       e->v[DIFF_BASE][DIFF_EDGE_M_CALLS].median),
+			diff_fmt_value(h, sizeof(h), DIFF_EDGE_CALLS,
+				       e->v[DIFF_HEAD][DIFF_EDGE_M_CALLS].median),
+			diff_fmt_edge_change(c, sizeof(c), e, DIFF_EDGE_M_CALLS));
 		print_name(diff_edge__label(e, label, sizeof(label)), o->width ? o->width : 4096,
 			   f);
 	}

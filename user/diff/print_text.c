@@ -33,7 +33,7 @@ static const char *fmt_ns(char *buf, size_t n, double ns)
 
 const char *diff_fmt_value(char *buf, size_t n, int metric, double v)
 {
-	if (metric != DIFF_EDGE_CALLS && diff_metrics[metric].kind == DIFF_KIND_TIME)
+	if (!diff_metric__is_edge(metric) && diff_metrics[metric].kind == DIFF_KIND_TIME)
 		return fmt_ns(buf, n, v);
 	snprintf(buf, n, v == floor(v) ? "%.0f" : "%.1f", v);
 	return buf;
@@ -62,9 +62,11 @@ const char *diff_fmt_change(char *buf, size_t n, const struct diff_row *r, enum 
 	return fmt_change(buf, n, m, r->status, r->change[m], r->change_pct[m]);
 }
 
-const char *diff_fmt_edge_change(char *buf, size_t n, const struct diff_edge *e)
+const char *diff_fmt_edge_change(char *buf, size_t n, const struct diff_edge *e,
+				 enum diff_edge_metric m)
 {
-	return fmt_change(buf, n, DIFF_EDGE_CALLS, e->status, e->change, e->change_pct);
+	return fmt_change(buf, n, DIFF_NMETRICS + (int)m, e->status, e->change[m],
+			  e->change_pct[m]);
 }
 
 const char *diff_row__label(const struct diff_row *r, char *buf, size_t n)
@@ -168,7 +170,7 @@ static void rows_of_rule(const struct diff *d, size_t k, bool fired,
 	uint64_t bit = 1ULL << k;
 	struct diff_finding f = { .rule = k, .fired = fired };
 
-	if (diff_rule__metric(diff__opts(d)->rules[k]) == DIFF_EDGE_CALLS) {
+	if (diff_metric__is_edge(diff_rule__metric(diff__opts(d)->rules[k]))) {
 		for (size_t i = 0; i < diff__nedges(d); i++) {
 			f.edge = diff__edge(d, i);
 			if ((fired ? f.edge->fired : f.edge->unsure) & bit)
@@ -239,10 +241,12 @@ const char *diff_finding__evidence(const struct diff *d, const struct diff_findi
 	size_t len;
 
 	if (f->edge) {
-		snprintf(buf, n, "calls %s -> %s, %s",
-			 diff_fmt_value(b, sizeof(b), m, f->edge->v[DIFF_BASE].median),
-			 diff_fmt_value(h, sizeof(h), m, f->edge->v[DIFF_HEAD].median),
-			 diff_fmt_edge_change(c, sizeof(c), f->edge));
+		enum diff_edge_metric em = (enum diff_edge_metric)(m - DIFF_NMETRICS);
+
+		snprintf(buf, n, "%s %s -> %s, %s", diff_edge_metrics[em].name,
+			 diff_fmt_value(b, sizeof(b), m, f->edge->v[DIFF_BASE][em].median),
+			 diff_fmt_value(h, sizeof(h), m, f->edge->v[DIFF_HEAD][em].median),
+			 diff_fmt_edge_change(c, sizeof(c), f->edge, em));
 		return buf;
 	}
 	len = (size_t)snprintf(buf, n, "%s %s -> %s, %s", diff_metrics[m].name,

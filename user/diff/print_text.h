@@ -17,7 +17,9 @@ extern const char *const diff_group_names[3];
 const char *diff_fmt_value(char *buf, size_t n, int metric, double v);
 /* "+500 (+50.0%)", "new", "gone", "0". */
 const char *diff_fmt_change(char *buf, size_t n, const struct diff_row *r, enum diff_metric m);
-const char *diff_fmt_edge_change(char *buf, size_t n, const struct diff_edge *e);
+/* Of edge metric m of a path. */
+const char *diff_fmt_edge_change(char *buf, size_t n, const struct diff_edge *e,
+				 enum diff_edge_metric m);
 /* "name", plus " (object)" when another object has that name too, plus
  * " [thread]" per thread or process. */
 const char *diff_row__label(const struct diff_row *r, char *buf, size_t n);
@@ -57,13 +59,13 @@ struct diff_finding {
 	size_t rule;
 	bool fired;		      /* else inconclusive */
 	const struct diff_row *row;   /* or */
-	const struct diff_edge *edge; /* a call path (edge-calls) */
+	const struct diff_edge *edge; /* a call path (an edge metric) */
 };
 /* Calls fn for every finding: rule order, then row order; fired ones
  * first when both are asked for. */
 void diff__findings(const struct diff *d, bool fired, bool unsure,
 		    void (*fn)(void *ctx, const struct diff_finding *f), void *ctx);
-/* "calls 1000 -> 1500, +500 (+50.0%)" or, for times, the shift-corrected
+/* "calls 1000 -> 1500, +500 (+50.0%)" (a path's: "allocs 4 -> 5, ...") or, for times, the shift-corrected
  * change with its interval and p-value. */
 const char *diff_finding__evidence(const struct diff *d, const struct diff_finding *f, char *buf,
 				   size_t n);

@@ -276,7 +276,7 @@ static int fold_edges(struct diff *d, const struct diff_trace *t)
 					e.caller ? trace_object(t, e.caller) : "",
 					report__name(t->r, e.callee), trace_object(t, e.callee) };
 
-		rc = diff__add_edge(d, ends, e.calls);
+		rc = diff__add_edge(d, ends, &e);
 	}
 	return rc;
 }
@@ -325,7 +325,7 @@ static int set_calls(struct diff *d, enum diff_side side, const struct diff_trac
 					e.caller ? trace_object(t, e.caller) : "",
 					report__name(t->r, e.callee), trace_object(t, e.callee) };
 
-		rc = diff__set_edge(d, side, ends, e.calls);
+		rc = diff__set_edge(d, side, ends, &e);
 	}
 	return rc;
 }

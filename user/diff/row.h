@@ -83,14 +83,14 @@ struct diff_row {
 	uint64_t uncleared;
 };
 
-/* Calls over one caller -> callee path (report's edges); a caller "[root]"
- * is a thread's first function. */
+/* The counts of one caller -> callee path (report's edges), by edge
+ * metric: calls, and what they spent with costs; a caller "[root]" is a
+ * thread's first function. */
 struct diff_edge {
 	const char *caller, *caller_object, *callee, *callee_object;
-	enum diff_status status;
-	struct diff_spread v[2];
-	double change, change_pct;
-	bool calls_agree[2];
+	enum diff_status status; /* changed: any of its counts */
+	struct diff_spread v[2][DIFF_NEDGE_METRICS];
+	double change[DIFF_NEDGE_METRICS], change_pct[DIFF_NEDGE_METRICS];
 	uint64_t fired, unsure;
 };
 
