@@ -19,7 +19,14 @@ Cases (--case):
          note, and only those; the cost columns show in the table, the
          markdown, JSON and CSV of runs with costs, and the outputs of runs
          without them have none (no key, no column); a cost rule on traces
-         recorded without --costs, on either side: exit 2, one line
+         recorded without --costs, on either side: exit 2, one line.
+         The path rules `edge-allocs>0%` and `edge-alloc-bytes>0%` (a
+         path's calls' counts, callees included) pass A/A and fire A/B on
+         main -> alloc_small and worker -> alloc_small, by the fixture's
+         +1 allocation of 24+10s bytes per set (main: set 0; worker: sets
+         1..3), and on the thread roots above them ([root] -> main,
+         [root] -> worker), whose calls hold the same allocations: on no
+         other path; with `:-> alloc_small$` on the two paths alone
   bench  bench records the runs itself: --record-opt=--costs with
          --budget=off and one run a side fires on alloc_small alone, and so
          does a budget that leaves alloc_small unprobed in the timed runs
@@ -50,6 +57,7 @@ import doc_recipes  # noqa: E402
 
 TOTAL_RE = re.compile(r"^COSTS_TOTAL fn=(\S+) scope=self (.*)$")
 RULES = ["--fail-on=allocs>0%", "--fail-on=alloc-bytes>0%"]
+EDGE_RULES = ["--fail-on=edge-allocs>0%", "--fail-on=edge-alloc-bytes>0%"]
 COST_METRICS = ("allocs", "alloc-bytes", "syscalls", "page-faults")
 
 
@@ -162,6 +170,44 @@ def expect_alloc_small(doc, a, b, what):
 
 # ---- diff -------------------------------------------------------------------
 
+def edge_changes(a, b):
+    """{path: (allocs, alloc-bytes)}: what --extra-alloc adds to each path
+    whose calls make the extra malloc, from the fixture's rule (set 0 on
+    main, sets 1..3 on the workers, 24+10s bytes with s = set + 1), checked
+    against the fixture's own totals."""
+    sets = {"main": [0], "worker": [1, 2, 3]}
+    per = {caller: (len(v), sum(24 + 10 * (set + 1) for set in v)) for caller, v in sets.items()}
+    total = tuple(b["alloc_small"][m] - a["alloc_small"][m] for m in ("allocs", "alloc-bytes"))
+    expect(tuple(map(sum, zip(*per.values()))) == total,
+           "the fixture's change %s is not the documented %s" % (total, per))
+    want = {}
+    for caller, change in per.items():
+        want[caller + " -> alloc_small"] = change
+        want["[root] -> " + caller] = change
+    return want
+
+
+def check_edges(env, a1, a2, b, want_a, want_b):
+    doc = env.diff_json(a1, a2, *EDGE_RULES, status=0)
+    expect(doc["verdict"] == "pass" and not doc["fired"] and not doc["inconclusive"],
+           "A/A edge rules: %s, fired %s" % (doc["verdict"], doc["fired"]))
+    want = edge_changes(want_a, want_b)
+    doc = env.diff_json(a1, b, *EDGE_RULES, status=1)
+    got = sorted((f["metric"], f["target"]) for f in doc["fired"])
+    expect(got == sorted((m, p) for m in ("edge-allocs", "edge-alloc-bytes") for p in want),
+           "A/B edge rules fired on %s, expected %s" % (got, sorted(want)))
+    edges = {"%s -> %s" % (e["caller"], e["callee"]): e for e in doc["edges"]}
+    for path, e in edges.items():
+        change = (e["allocs"]["change"], e["alloc-bytes"]["change"])
+        expect(change == want.get(path, (0, 0)), "%s: allocs, alloc-bytes changed by %s, the "
+               "fixture by %s" % (path, change, want.get(path, (0, 0))))
+    for path in want:
+        expect(edges[path]["status"] == "changed", "%s is %s" % (path, edges[path]["status"]))
+    doc = env.diff_json(a1, b, "--fail-on=edge-allocs>0%:-> alloc_small$", status=1)
+    got = sorted(f["target"] for f in doc["fired"])
+    expect(got == ["main -> alloc_small", "worker -> alloc_small"],
+           "edge-allocs>0%%:-> alloc_small$ fired on %s" % got)
+
 def check_notes(doc):
     """A note per cost count whose runs of a side differ, naming the
     functions; none for a count every side agrees on."""
@@ -211,6 +257,12 @@ def check_outputs(env, a, b, plain):
     keys = set(doc["functions"][0])
     expect(not keys & set(COST_METRICS), "the JSON of runs without costs has %s"
            % sorted(keys & set(COST_METRICS)))
+    keys = set(k for e in doc["edges"] for k in e)
+    expect(doc["edges"] and not keys & set(COST_METRICS),
+           "the JSON edges of runs without costs have %s" % sorted(keys & set(COST_METRICS)))
+    doc = env.diff_json(a, b, status=0)
+    expect(doc["edges"] and all(set(COST_METRICS) <= set(e) for e in doc["edges"]),
+           "the JSON edges of runs with costs lack the cost fields")
 
 
 def case_diff(env):
@@ -236,6 +288,9 @@ def case_diff(env):
     expect(fired(one) == [("allocs>0%", "alloc_small")], "allocs>0%% alone fired %s"
            % fired(one))
     print("A/B: allocs>0% and alloc-bytes>0% fire on alloc_small alone")
+    check_edges(env, a1, a2, b, want_a, want_b)
+    print("edge-allocs, edge-alloc-bytes: pass A/A; A/B fire on the paths into alloc_small "
+          "and the thread roots above them, by the fixture's change")
 
     # several runs a side: counts that differ between them are noted
     doc = env.diff_json("--base", a1, "--base", a2, "--base", a3, "--head", b, *RULES,
@@ -247,7 +302,8 @@ def case_diff(env):
     check_outputs(env, a1, b, plain)
     print("cost columns with costs, none without (table, markdown, CSV, JSON)")
 
-    for rule in ("allocs>0%", "alloc-bytes>10", "syscalls>0%", "page-faults<0%:^touch"):
+    for rule in ("allocs>0%", "alloc-bytes>10", "syscalls>0%", "page-faults<0%:^touch",
+                 "edge-allocs>0%", "edge-page-faults>1:-> touch_pages$"):
         one_error_line(env.diff(plain, a1, "--fail-on=" + rule), "%s, base without --costs"
                        % rule, "plain.pftrace was recorded without --costs")
         one_error_line(env.diff(a1, plain, "--fail-on=" + rule), "%s, head without --costs"
