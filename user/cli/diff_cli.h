@@ -36,8 +36,10 @@ extern const char *const diff_cli_inconclusive_names[];
 	CLI_LIST(0, "fail-on", T, m.fail_on, "RULE",                                               \
 		 "exit 1 when RULE fires: METRIC OP THRESHOLD[%][:REGEX], METRIC calls, total, "   \
 		 "self, avg, cpu, cpu-self (on-CPU time), edge-calls (one caller -> callee "       \
-		 "path), or allocs, alloc-bytes, syscalls, page-faults (a function's own, "        \
-		 "traces recorded with --costs), OP > >= < <=, e.g. 'calls>0%', "                  \
+		 "path), allocs, alloc-bytes, syscalls, page-faults (a function's own, "           \
+		 "traces recorded with --costs), or edge-allocs, edge-alloc-bytes, "               \
+		 "edge-syscalls, edge-page-faults (a path's, callees included), OP > >= < <=, "    \
+		 "e.g. 'calls>0%', "                                                               \
 		 "'self>10%:^parse_', 'total>2ms', 'cpu-self>10%', 'edge-calls>0%', 'allocs>0%'"), \
 		CLI_PERCENT(0, "confidence", T, m.confidence, "95%", 50, 100,                      \
 			    "a time rule fires only on a change this sure to be real, corrected "  \
