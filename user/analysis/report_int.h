@@ -40,8 +40,8 @@ struct row {
 };
 
 struct edge {
-	uint32_t caller, callee; /* caller 0: no caller (a thread's root) */
-	uint64_t calls, dur_sum; /* dur_sum: the calls' figures */
+	uint32_t caller, callee;	  /* caller 0: no caller (a thread's root) */
+	uint64_t calls, dur_sum;	  /* dur_sum: the calls' figures */
 	uint64_t cost_total[COST_NKINDS]; /* record --costs: the calls' inclusive counts */
 };
 
