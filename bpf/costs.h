@@ -8,9 +8,6 @@
 #ifndef SLEDTRACE_BPF_COSTS_H
 #define SLEDTRACE_BPF_COSTS_H
 
-/* Set by the collector before load: record --costs. */
-const volatile bool costs_on = false;
-
 /* Threads inside an allocator function that may call another one (glibc's
  * realloc(NULL, n) and memalign with a small alignment call malloc, and
  * realloc(p, 0) free): tid -> the depth of such calls.  An allocation is
@@ -63,13 +60,10 @@ int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned lon
 	return 0;
 }
 
-/* The size an allocator's arguments ask for (the probe's cookie says
+/* The size an allocator's arguments a ask for (the probe's cookie says
  * which allocator). */
-static __always_inline __u64 alloc_size(struct pt_regs *ctx, __u32 how)
+static __always_inline __u64 alloc_size(const __u64 *a, __u32 how)
 {
-	__u64 a[6];
-
-	ARCH_ARG_REGS(ctx, a);
 	switch (how) {
 	case SLED_ALLOC_CALLOC:
 		return a[0] * a[1];
@@ -110,7 +104,7 @@ int on_alloc(struct pt_regs *ctx)
 			send_cost(id >> 32, tid, SLED_COST_FREE, how, 0);
 		return 0;
 	}
-	send_cost(id >> 32, tid, SLED_COST_ALLOC, how, alloc_size(ctx, how));
+	send_cost(id >> 32, tid, SLED_COST_ALLOC, how, alloc_size(a, how));
 	if (how == SLED_ALLOC_REALLOC && a[0])
 		send_cost(id >> 32, tid, SLED_COST_FREE, how, 0);
 	return 0;

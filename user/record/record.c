@@ -229,7 +229,6 @@ int record__load(struct record *r)
 	r->skel->rodata->wakeup_bytes = r->opts->ring_size / 4;
 	r->skel->rodata->no_events = r->opts->no_events;
 	r->skel->rodata->causes_on = !r->opts->no_causes;
-	r->skel->rodata->costs_on = r->opts->costs;
 	r->skel->rodata->gating = r->opts->nunder > 0;
 	r->skel->rodata->kfiltering = r->opts->max_depth || r->opts->min_duration_ns;
 	r->skel->rodata->kf_max_depth = r->opts->max_depth;
