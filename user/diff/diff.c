@@ -134,8 +134,10 @@ int diff__add_edge(struct diff *d, const char *const ends[4], const struct repor
 	return 0;
 }
 
-/* Sets column col of the entry keys to x in every run of side. */
-static int set_all(struct diff *d, struct diff_store *st, enum diff_side side,
+/* Adds x to column col of the entry keys in every run of side: rows of
+ * one key add up (threads of one name under --by-thread, functions of one
+ * name and object), as diff__add_function's do. */
+static int add_all(struct diff *d, struct diff_store *st, enum diff_side side,
 		   const char *const *keys, size_t col, double x)
 {
 	for (size_t k = 0; k < d->nruns[side]; k++) {
@@ -143,9 +145,27 @@ static int set_all(struct diff *d, struct diff_store *st, enum diff_side side,
 
 		if (!v)
 			return -ENOMEM;
-		v[col] = x;
+		v[col] += x;
 	}
 	return 0;
+}
+
+void diff__clear_counts(struct diff *d, enum diff_side side)
+{
+	for (size_t k = 0; k < d->nruns[side]; k++) {
+		size_t slot = d->runs[side][k].slot;
+
+		for (size_t i = 0; i < diff_store__n(&d->fns); i++) {
+			double *v = diff_store__row(&d->fns, i, slot);
+
+			for (int m = 0; m < DIFF_NMETRICS; m++)
+				if (diff_metrics[m].kind == DIFF_KIND_COUNT)
+					v[diff_metrics[m].num] = 0;
+		}
+		for (size_t i = 0; i < diff_store__n(&d->paths); i++)
+			memset(diff_store__row(&d->paths, i, slot), 0,
+			       DIFF_NEDGE_METRICS * sizeof(double));
+	}
 }
 
 int diff__set_calls(struct diff *d, enum diff_side side, const char *name, const char *object,
@@ -161,7 +181,7 @@ int diff__set_calls(struct diff *d, enum diff_side side, const char *name, const
 		enum diff_source src = diff_metrics[m].num;
 
 		if (diff_metrics[m].kind == DIFF_KIND_COUNT)
-			rc = set_all(d, &d->fns, side, keys, src,
+			rc = add_all(d, &d->fns, side, keys, src,
 				     (double)*(const uint64_t *)((const char *)row +
 								 diff_source_offsets[src]));
 	}
@@ -181,7 +201,7 @@ int diff__set_edge(struct diff *d, enum diff_side side, const char *const ends[4
 		return 0;
 	diff_edge__counts(e, x);
 	for (int m = 0; m < DIFF_NEDGE_METRICS && !rc; m++)
-		rc = set_all(d, &d->paths, side, keys, (size_t)m, x[m]);
+		rc = add_all(d, &d->paths, side, keys, (size_t)m, x[m]);
 	return rc;
 }
 

@@ -36,8 +36,11 @@ int diff__add_function(struct diff *d, const char *name, const char *object, con
 int diff__add_object(struct diff *d, const char *object);
 /* A path's counts: its calls, and what they spent (report_edge). */
 int diff__add_edge(struct diff *d, const char *const ends[4], const struct report_edge *e);
+/* Before a side's diff__set_calls/diff__set_edge: its runs' counts and
+ * paths are zeroed, to be the full run's sum. */
+void diff__clear_counts(struct diff *d, enum diff_side side);
 /* Calls and costs (the counts of row) from a run with every function
- * probed, set over every run of side (recorded with a budget, whose calls
+ * probed, added to every run of side (recorded with a budget, whose calls
  * are those of the functions it probed, whose costs of the rest are their
  * callers', and whose paths skip the rest): opts.calls_elsewhere. */
 int diff__set_calls(struct diff *d, enum diff_side side, const char *name, const char *object,

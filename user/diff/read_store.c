@@ -141,3 +141,8 @@ const double *diff_store__vals(const struct diff_store *s, size_t i, size_t slot
 {
 	return s->entries[i]->vals + slot * s->nvals;
 }
+
+double *diff_store__row(struct diff_store *s, size_t i, size_t slot)
+{
+	return s->entries[i]->vals + slot * s->nvals;
+}

@@ -34,5 +34,7 @@ size_t diff_store__n(const struct diff_store *s);
 const char *diff_store__key(const struct diff_store *s, size_t i, size_t k);
 /* Entry i's numbers of run slot. */
 const double *diff_store__vals(const struct diff_store *s, size_t i, size_t slot);
+/* The same, to write. */
+double *diff_store__row(struct diff_store *s, size_t i, size_t slot);
 
 #endif

@@ -335,8 +335,10 @@ int diff__read_calls(struct diff *d, const char *const paths[2], char *err, size
 	struct diff_trace *t[2] = { NULL, NULL };
 	int rc = read_batch(paths, 2, diff__opts(d), t, err, errlen);
 
-	for (int s = 0; s < 2 && !rc; s++)
+	for (int s = 0; s < 2 && !rc; s++) {
+		diff__clear_counts(d, (enum diff_side)s);
 		rc = set_calls(d, (enum diff_side)s, t[s]);
+	}
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	for (int s = 0; s < 2; s++)
