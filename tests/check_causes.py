@@ -55,22 +55,18 @@ import tempfile
 import threading
 import time
 
+import checklib
+from checklib import CheckFailed, expect, verdict
+
 COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
 TIMEOUT = 120
 READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "npm", "read_parquet.mjs")
 SPAWN, WAKEUP, HANDOFF = 1, 2, 3
 
 
-class CheckFailed(Exception):
-    pass
-
-
-def run(argv, **kw):
-    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                       timeout=TIMEOUT, **kw)
-    if p.returncode:
-        raise CheckFailed("`%s` exited %d:\n%s" % (" ".join(argv), p.returncode, p.stderr))
-    return p.stdout
+def run(argv):
+    """The stdout of argv, which must exit 0."""
+    return checklib.run(argv, timeout=TIMEOUT).stdout
 
 
 def counts_of(out):
@@ -104,11 +100,6 @@ def read_back(st, trace, tmp, values=None):
 
 def of(causes, fn):
     return [c for c in causes if c["fn"] == fn]
-
-
-def expect(cond, what):
-    if not cond:
-        raise CheckFailed(what)
 
 
 def check_flows(causes, flows, main_tid, work_frames):
@@ -372,6 +363,37 @@ def check_outwake(st, fixture, tmp):
            "stats: %s" % {k: v for k, v in stats.items() if "wake" in k})
 
 
+def check(a):
+    with tempfile.TemporaryDirectory() as tmp:
+        if a.pool:
+            n = sum(check_pool_run(a.sledtrace, a.pool, tmp, i) for i in range(a.runs))
+            print("ok: %d runs of the pool, %d work items each caused by their submit, "
+                  "spawns by their creators" % (a.runs, n))
+            check_no_causes(a.sledtrace, a.pool, tmp)
+            check_bad_stitch(a.sledtrace, tmp)
+            print("ok: --no-causes records none")
+        if a.handoff:
+            check_handoff(a.sledtrace, a.handoff, tmp)
+            print("ok: hand-offs by value link every job to its push; bad --flow: exit 2")
+        if a.outwake:
+            check_outwake(a.sledtrace, a.outwake, tmp)
+            print("ok: a wakeup from outside the trace leaves the next frame without cause")
+        if a.waiter:
+            for _ in range(a.runs):
+                check_waiter(a.sledtrace, a.waiter, tmp)
+            print("ok: the critical path of wait_result is the other thread's produce")
+        if a.forker:
+            check_forker(a.sledtrace, a.forker, a.exec_target, tmp)
+            print("ok: a fork and an exec after a vfork are caused by the frames that "
+                  "made them")
+        if a.rayon:
+            check_rayon(a.sledtrace, a.rayon, tmp, a.runs)
+            print("ok: %d runs of rayon's par_iter, every work() under caller() when "
+                  "stitched" % a.runs)
+        if not (a.pool or a.handoff or a.outwake or a.rayon or a.waiter or a.forker):
+            raise CheckFailed("nothing to check")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sledtrace", required=True)
@@ -384,39 +406,8 @@ def main():
     ap.add_argument("--exec-target")
     ap.add_argument("--runs", type=int, default=10)
     a = ap.parse_args()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            if a.pool:
-                n = sum(check_pool_run(a.sledtrace, a.pool, tmp, i) for i in range(a.runs))
-                print("ok: %d runs of the pool, %d work items each caused by their submit, "
-                      "spawns by their creators" % (a.runs, n))
-                check_no_causes(a.sledtrace, a.pool, tmp)
-                check_bad_stitch(a.sledtrace, tmp)
-                print("ok: --no-causes records none")
-            if a.handoff:
-                check_handoff(a.sledtrace, a.handoff, tmp)
-                print("ok: hand-offs by value link every job to its push; bad --flow: exit 2")
-            if a.outwake:
-                check_outwake(a.sledtrace, a.outwake, tmp)
-                print("ok: a wakeup from outside the trace leaves the next frame without cause")
-            if a.waiter:
-                for _ in range(a.runs):
-                    check_waiter(a.sledtrace, a.waiter, tmp)
-                print("ok: the critical path of wait_result is the other thread's produce")
-            if a.forker:
-                check_forker(a.sledtrace, a.forker, a.exec_target, tmp)
-                print("ok: a fork and an exec after a vfork are caused by the frames that "
-                      "made them")
-            if a.rayon:
-                check_rayon(a.sledtrace, a.rayon, tmp, a.runs)
-                print("ok: %d runs of rayon's par_iter, every work() under caller() when "
-                      "stitched" % a.runs)
-            if not (a.pool or a.handoff or a.outwake or a.rayon or a.waiter or a.forker):
-                raise CheckFailed("nothing to check")
-    except (CheckFailed, subprocess.TimeoutExpired, KeyError, ValueError) as e:
-        print("FAIL: %s" % e, file=sys.stderr)
-        return 1
-    return 0
+    return verdict(check, a, errors=(subprocess.TimeoutExpired, KeyError, ValueError),
+                   passed=None)
 
 
 if __name__ == "__main__":

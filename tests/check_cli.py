@@ -13,23 +13,18 @@
 Usage: check_cli.py SLEDTRACE CALLTREE
 """
 
+import functools
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
+import checklib
+from checklib import CheckFailed, verdict
 
-class CheckFailed(Exception):
-    pass
-
-
-def run(argv, ok=True, cwd=None):
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       cwd=cwd, timeout=120)
-    if ok and p.returncode != 0:
-        raise CheckFailed("%s exited %d:\n%s" % (" ".join(argv), p.returncode, p.stderr))
-    return p
+# Every command must exit 0; they keep the test's own stdin, as they
+# always have here.
+run = functools.partial(checklib.run, stdin=None)
 
 
 def check_help(st):
@@ -111,19 +106,17 @@ def check_record_argv(st, ct, work):
     print("  ok: record -v: the plan and the phase timings")
 
 
+def check(st, ct):
+    check_help(st)
+    check_spellings(st, ct)
+    with tempfile.TemporaryDirectory(prefix="sledtrace-cli-") as work:
+        check_same_selection(st, ct, work)
+        check_record_argv(st, ct, work)
+
+
 def main():
     st, ct = map(os.path.abspath, sys.argv[1:3])
-    try:
-        check_help(st)
-        check_spellings(st, ct)
-        with tempfile.TemporaryDirectory(prefix="sledtrace-cli-") as work:
-            check_same_selection(st, ct, work)
-            check_record_argv(st, ct, work)
-    except CheckFailed as e:
-        print("FAIL: %s" % e)
-        return 1
-    print("PASS")
-    return 0
+    return verdict(check, st, ct, fail_to=sys.stdout)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ Python 3 standard library only.
 """
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -36,24 +37,18 @@ import subprocess
 import sys
 import tempfile
 
+import checklib
+from checklib import CheckFailed, expect, verdict
+
 TIMEOUT = 120
 COSTS_RE = re.compile(r"^COSTS tid=(\d+) fn=(\S+) scope=(self|incl) (.*)$")
 # A fixture's key -> report's field (self; inclusive ones end in _total).
 FIELDS = {"allocs": "allocs", "alloc_bytes": "alloc_bytes", "frees": "frees",
           "faults": "page_faults", "vcsw": "voluntary_switches"}
 
-
-class CheckFailed(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        raise CheckFailed(msg)
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, **kw)
+# The callers judge the exit status themselves; the commands keep the
+# test's own stdin, as they always have here.
+run = functools.partial(checklib.run, ok=None, timeout=TIMEOUT, stdin=None)
 
 
 def record(st, trace, argv, extra=()):
@@ -208,6 +203,33 @@ def check_bad_input(st, fixture, tmp):
         expect(not os.path.exists(trace), "record %s wrote a trace" % " ".join(extra))
 
 
+def check(a):
+    with tempfile.TemporaryDirectory() as tmp:
+        if a.costs:
+            n = check_costs_fixture(a.sledtrace, a.costs, tmp, a.runs)
+            print("ok: %d runs of costs, %d counts exact each time; --syscalls agrees; "
+                  "none without --costs" % (a.runs, n))
+            check_bad_input(a.sledtrace, a.costs, tmp)
+            print("ok: bad --alloc-fn: exit 2, one line, no trace")
+        if a.costs_cxx:
+            n = check_run(a.sledtrace, a.costs_cxx, os.path.join(tmp, "cxx.pftrace"))
+            print("ok: C++ new and delete, %d counts exact" % n)
+        if a.costs_rs:
+            n = check_run(a.sledtrace, a.costs_rs, os.path.join(tmp, "rs.pftrace"),
+                          scopes=("incl",))
+            print("ok: a Rust Vec's growth, %d counts exact" % n)
+        if a.pool:
+            n = check_run(a.sledtrace, a.pool, os.path.join(tmp, "pool.pftrace"),
+                          extra=("--alloc-fn=pool_alloc", "--alloc-fn=pool_malloc"))
+            print("ok: --alloc-fn, %d counts exact (a wrapper of malloc counts once, a "
+                  "forked child has its own)" % n)
+            n = check_attached(a.sledtrace, a.pool, tmp)
+            print("ok: record -p --follow: %d counts exact from the attach on, the forked "
+                  "child's too" % n)
+        if not (a.costs or a.costs_cxx or a.costs_rs or a.pool):
+            raise CheckFailed("nothing to check")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sledtrace", required=True)
@@ -217,35 +239,8 @@ def main():
     ap.add_argument("--pool")
     ap.add_argument("--runs", type=int, default=10)
     a = ap.parse_args()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            if a.costs:
-                n = check_costs_fixture(a.sledtrace, a.costs, tmp, a.runs)
-                print("ok: %d runs of costs, %d counts exact each time; --syscalls agrees; "
-                      "none without --costs" % (a.runs, n))
-                check_bad_input(a.sledtrace, a.costs, tmp)
-                print("ok: bad --alloc-fn: exit 2, one line, no trace")
-            if a.costs_cxx:
-                n = check_run(a.sledtrace, a.costs_cxx, os.path.join(tmp, "cxx.pftrace"))
-                print("ok: C++ new and delete, %d counts exact" % n)
-            if a.costs_rs:
-                n = check_run(a.sledtrace, a.costs_rs, os.path.join(tmp, "rs.pftrace"),
-                              scopes=("incl",))
-                print("ok: a Rust Vec's growth, %d counts exact" % n)
-            if a.pool:
-                n = check_run(a.sledtrace, a.pool, os.path.join(tmp, "pool.pftrace"),
-                              extra=("--alloc-fn=pool_alloc", "--alloc-fn=pool_malloc"))
-                print("ok: --alloc-fn, %d counts exact (a wrapper of malloc counts once, a "
-                      "forked child has its own)" % n)
-                n = check_attached(a.sledtrace, a.pool, tmp)
-                print("ok: record -p --follow: %d counts exact from the attach on, the forked "
-                      "child's too" % n)
-            if not (a.costs or a.costs_cxx or a.costs_rs or a.pool):
-                raise CheckFailed("nothing to check")
-    except (CheckFailed, subprocess.TimeoutExpired, KeyError, ValueError) as e:
-        print("FAIL: %s" % e, file=sys.stderr)
-        return 1
-    return 0
+    return verdict(check, a, errors=(subprocess.TimeoutExpired, KeyError, ValueError),
+                   passed=None)
 
 
 if __name__ == "__main__":

@@ -21,12 +21,10 @@ import subprocess
 import sys
 import tempfile
 
+from checklib import CheckFailed, verdict
+
 EXPECTED = {"plain_main_loop": 1, "plain_outer": 4, "plain_inner": 12, "plain_rec": 32,
             "plain_leaf": 16}
-
-
-class CheckFailed(Exception):
-    pass
 
 
 def build_id(path):
@@ -97,37 +95,36 @@ def debian_hint(st):
         print("  ok: " + p.stderr.strip())
 
 
+def check(st, plain, other):
+    with tempfile.TemporaryDirectory(prefix="sledtrace-dbg-") as work:
+        debug = os.path.join(work, "plain.debug")
+        stripped = os.path.join(work, "stripped")
+        subprocess.run(["objcopy", "--only-keep-debug", plain, debug], check=True)
+        subprocess.run(["objcopy", "--strip-all", "--add-gnu-debuglink=" + debug,
+                        plain, stripped], check=True)
+        bid = build_id(stripped)
+        root = os.path.join(work, "root")
+        bdir = os.path.join(root, ".build-id", bid[:2])
+        os.makedirs(bdir)
+        shutil.copyfile(debug, os.path.join(bdir, bid[2:] + ".debug"))
+        empty = os.path.join(work, "empty")
+        os.mkdir(empty)
+        # The build-id path first; then the debuglink beside the binary.
+        expect_counts(st, stripped, work, root, "by build-id")
+        expect_counts(st, stripped, work, empty, "by .gnu_debuglink")
+        os.unlink(debug)
+        expect_error(st, stripped, work, empty, "no debug file",
+                     ["is stripped", "%s/.build-id/%s/%s.debug" % (empty, bid[:2], bid[2:])])
+        shutil.copyfile(other, os.path.join(bdir, bid[2:] + ".debug"))
+        expect_error(st, stripped, work, root, "another build's debug file",
+                     ["has build-id %s" % build_id(other)])
+    debian_hint(st)
+
+
 def main():
     st, plain, other = map(os.path.abspath, sys.argv[1:4])
-    try:
-        with tempfile.TemporaryDirectory(prefix="sledtrace-dbg-") as work:
-            debug = os.path.join(work, "plain.debug")
-            stripped = os.path.join(work, "stripped")
-            subprocess.run(["objcopy", "--only-keep-debug", plain, debug], check=True)
-            subprocess.run(["objcopy", "--strip-all", "--add-gnu-debuglink=" + debug,
-                            plain, stripped], check=True)
-            bid = build_id(stripped)
-            root = os.path.join(work, "root")
-            bdir = os.path.join(root, ".build-id", bid[:2])
-            os.makedirs(bdir)
-            shutil.copyfile(debug, os.path.join(bdir, bid[2:] + ".debug"))
-            empty = os.path.join(work, "empty")
-            os.mkdir(empty)
-            # The build-id path first; then the debuglink beside the binary.
-            expect_counts(st, stripped, work, root, "by build-id")
-            expect_counts(st, stripped, work, empty, "by .gnu_debuglink")
-            os.unlink(debug)
-            expect_error(st, stripped, work, empty, "no debug file",
-                         ["is stripped", "%s/.build-id/%s/%s.debug" % (empty, bid[:2], bid[2:])])
-            shutil.copyfile(other, os.path.join(bdir, bid[2:] + ".debug"))
-            expect_error(st, stripped, work, root, "another build's debug file",
-                         ["has build-id %s" % build_id(other)])
-        debian_hint(st)
-    except (CheckFailed, subprocess.CalledProcessError) as e:
-        print("FAIL: %s" % e)
-        return 1
-    print("PASS")
-    return 0
+    return verdict(check, st, plain, other, errors=(subprocess.CalledProcessError,),
+                   fail_to=sys.stdout)
 
 
 if __name__ == "__main__":

@@ -33,25 +33,15 @@ import subprocess
 import sys
 import tempfile
 
+from checklib import CheckFailed, run, verdict
+
 COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
 SLEEP_NS = 3 * 3000 * 1000 * 9 // 10  # nap's 3 sleeps of 3 ms, less 10%
 CPU_COLS = ["cpu_total_ns", "cpu_self_ns"]
 
 
-class CheckFailed(Exception):
-    pass
-
-
-def run(argv):
-    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                       timeout=120)
-    if p.returncode:
-        raise CheckFailed("`%s` exited %d:\n%s" % (" ".join(argv), p.returncode, p.stderr))
-    return p.stdout
-
-
 def record(st, fixture, trace, extra):
-    out = run([st, "record", "--quiet", "-o", trace] + extra + ["--", fixture])
+    out = run([st, "record", "--quiet", "-o", trace] + extra + ["--", fixture]).stdout
     counts = {m.group(2): int(m.group(3)) for m in map(COUNT_RE.match, out.splitlines()) if m}
     if counts != {"main": 1, "slow_parent": 3, "nap": 3}:
         raise CheckFailed("the fixture counted %s" % counts)
@@ -59,7 +49,7 @@ def record(st, fixture, trace, extra):
 
 
 def report(st, trace, *args):
-    return run([st, "report"] + list(args) + [trace])
+    return run([st, "report"] + list(args) + [trace]).stdout
 
 
 def json_rows(st, trace, *args):
@@ -133,6 +123,13 @@ def check_without(st, trace, counts):
     print("--no-sched: on-CPU times equal wall times, no on-CPU columns")
 
 
+def check(st, fixture, tmp):
+    with_sched = os.path.join(tmp, "sched.pftrace")
+    check_with_switches(st, with_sched, record(st, fixture, with_sched, []))
+    without = os.path.join(tmp, "nosched.pftrace")
+    check_without(st, without, record(st, fixture, without, ["--no-sched"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sledtrace", required=True)
@@ -140,16 +137,7 @@ def main():
     a = ap.parse_args()
     st = os.path.abspath(a.sledtrace)
     with tempfile.TemporaryDirectory(prefix="sledtrace-oncpu-") as tmp:
-        try:
-            with_sched = os.path.join(tmp, "sched.pftrace")
-            check_with_switches(st, with_sched, record(st, a.fixture, with_sched, []))
-            without = os.path.join(tmp, "nosched.pftrace")
-            check_without(st, without, record(st, a.fixture, without, ["--no-sched"]))
-        except (CheckFailed, subprocess.SubprocessError) as e:
-            print("FAIL: %s" % e, file=sys.stderr)
-            return 1
-    print("PASS")
-    return 0
+        return verdict(check, st, a.fixture, tmp, errors=(subprocess.SubprocessError,))
 
 
 if __name__ == "__main__":

@@ -26,13 +26,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_perfetto_rules import Checker, read_trace  # noqa: E402
+from checklib import CheckFailed, verdict  # noqa: E402
 
 COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
 SLEPT_NS = 4 * 5 * 1000 * 1000 * 9 // 10
-
-
-class CheckFailed(Exception):
-    pass
 
 
 def pin(cpu):
@@ -93,12 +90,7 @@ def main():
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("fixture")
     args = ap.parse_args()
-    try:
-        check(args.sledtrace, args.fixture)
-    except CheckFailed as e:
-        print("FAIL: %s" % e)
-        return 1
-    return 0
+    return verdict(check, args.sledtrace, args.fixture, fail_to=sys.stdout, passed=None)
 
 
 if __name__ == "__main__":
