@@ -35,6 +35,7 @@ Python 3 standard library, plus node for the validator.
 
 import argparse
 import collections
+import functools
 import json
 import os
 import re
@@ -44,22 +45,14 @@ import subprocess
 import sys
 import tempfile
 
+import checklib
+from checklib import CheckFailed, verdict
+
 COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
 TIMEOUT = 240
 
-
-class CheckFailed(Exception):
-    pass
-
-
-def run(argv, ok=(0,), **kw):
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT,
-                       stdin=subprocess.DEVNULL, **kw)
-    print("$ %s  -> exit %d" % (" ".join(argv)[:200], p.returncode))
-    if ok is not None and p.returncode not in ok:
-        raise CheckFailed("`%s` exited %d\n--- stderr ---\n%s"
-                          % (" ".join(argv), p.returncode, p.stderr))
-    return p
+# The log shows every command and its exit status.
+run = functools.partial(checklib.run, timeout=TIMEOUT, echo=200)
 
 
 def counts_of(stdout):
@@ -365,13 +358,8 @@ def main():
     args = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     with tempfile.TemporaryDirectory(prefix="sledtrace-bmf-") as tmp:
-        try:
-            CASES[args.case](args, tmp)
-        except (CheckFailed, subprocess.SubprocessError, OSError, ValueError, KeyError) as e:
-            print("FAIL: %s" % e, file=sys.stderr)
-            return 1
-    print("PASS")
-    return 0
+        return verdict(CASES[args.case], args, tmp,
+                       errors=(subprocess.SubprocessError, OSError, ValueError, KeyError))
 
 
 if __name__ == "__main__":

@@ -53,16 +53,14 @@ import tempfile
 import termios
 import xml.etree.ElementTree as ET
 
+from checklib import CheckFailed, run
+
 COUNT_RE = re.compile(r"^COUNT (\d+) (\S+) (\d+)$")
 EDGE_RE = re.compile(r"^EDGE (\S+) (\S+) (\d+)$")
 FUNCS = {"main", "hot", "slow", "steady", "moved"}
 GATE_FUNCS = {"main"} | {"w%d" % i for i in range(24)}
 RULES = ["--fail-on=calls>0%", "--fail-on=self>200%", "--min-time=5ms"]
 METRICS = ("calls", "total", "self", "avg", "cpu", "cpu-self")
-
-
-class CheckFailed(Exception):
-    pass
 
 
 def realtime():
@@ -98,10 +96,7 @@ class Env:
         argv = [self.sledtrace, "record", "--quiet", "-o", trace] + list(extra)
         argv += ["--", self.bins[build]]
         argv += ["noisy"] if noisy else ["nap"] if nap else []
-        p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=60, preexec_fn=realtime)
-        if p.returncode != 0:
-            raise CheckFailed("`%s` exited %d:\n%s" % (" ".join(argv), p.returncode, p.stderr))
+        p = run(argv, timeout=60, preexec_fn=realtime)
         counts, edges = {}, {}
         for line in p.stdout.splitlines():
             m = COUNT_RE.match(line)
@@ -125,10 +120,7 @@ class Env:
         argv += ["--ring-size=" + ring] if ring else []
         argv += ["--", binary or self.other]
         argv += args
-        p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=60)
-        if p.returncode != 0:
-            raise CheckFailed("`%s` exited %d:\n%s" % (" ".join(argv), p.returncode, p.stderr))
+        run(argv, timeout=60)
         return trace
 
     def diff(self, *args, expect=None):

@@ -43,6 +43,7 @@ Python 3 standard library only.
 
 import argparse
 import csv
+import functools
 import io
 import json
 import os
@@ -53,28 +54,17 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checklib  # noqa: E402
 import doc_recipes  # noqa: E402
+from checklib import expect, verdict  # noqa: E402
 
 TOTAL_RE = re.compile(r"^COSTS_TOTAL fn=(\S+) scope=self (.*)$")
 RULES = ["--fail-on=allocs>0%", "--fail-on=alloc-bytes>0%"]
 EDGE_RULES = ["--fail-on=edge-allocs>0%", "--fail-on=edge-alloc-bytes>0%"]
 COST_METRICS = ("allocs", "alloc-bytes", "syscalls", "page-faults")
 
-
-class CheckFailed(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        raise CheckFailed(msg)
-
-
-def run(argv, **kw):
-    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                       timeout=240, **kw)
-    print("$ %s  -> exit %d" % (" ".join(argv)[:300], p.returncode))
-    return p
+# The cases judge each exit status themselves; the log shows every command.
+run = functools.partial(checklib.run, ok=None, timeout=240, echo=300)
 
 
 def own_counts(out):
@@ -427,14 +417,10 @@ def main():
         return 77
     tmp = tempfile.mkdtemp(prefix="sledtrace-diff-costs-")
     try:
-        CASES[args.case](Env(args, tmp))
-    except (CheckFailed, subprocess.TimeoutExpired) as e:
-        print("FAIL: %s" % e)
-        return 1
+        return verdict(CASES[args.case], Env(args, tmp), errors=(subprocess.TimeoutExpired,),
+                       fail_to=sys.stdout)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("PASS")
-    return 0
 
 
 if __name__ == "__main__":

@@ -37,11 +37,9 @@ import sys
 import tempfile
 import threading
 
+from checklib import CheckFailed
+
 UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-
-
-class CheckFailed(Exception):
-    pass
 
 
 class Ctx:

@@ -37,12 +37,10 @@ import sys
 import tempfile
 import time
 
+from checklib import CheckFailed, verdict
+
 PR_SET_CHILD_SUBREAPER = 36
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-class CheckFailed(Exception):
-    pass
 
 
 def load_segments(path):
@@ -281,14 +279,8 @@ def main():
     args.fixture = os.path.abspath(fx[0])
     args.sledtrace = os.path.abspath(args.sledtrace)
     cases = {"corrupt": case_corrupt, "refuse": case_refuse, "nomount": case_nomount}
-    try:
-        with tempfile.TemporaryDirectory(prefix="sledtrace-rewrite-") as tmp:
-            cases.get(args.case, case_leftovers)(args, tmp)
-    except CheckFailed as e:
-        print("FAIL: %s" % e, file=sys.stderr)
-        return 1
-    print("PASS")
-    return 0
+    with tempfile.TemporaryDirectory(prefix="sledtrace-rewrite-") as tmp:
+        return verdict(cases.get(args.case, case_leftovers), args, tmp)
 
 
 if __name__ == "__main__":
