@@ -49,6 +49,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_counts import CheckFailed, parse_counts, run  # noqa: E402
+from checklib import verdict  # noqa: E402
 
 TIMEOUT = 120
 # How a frame whose exit no probe saw ends (Chrome JSON's args.end).
@@ -422,12 +423,8 @@ def main():
     a = ap.parse_args()
     a.sledtrace = os.path.abspath(a.sledtrace)
     with tempfile.TemporaryDirectory() as tmp:
-        try:
-            {"values": case_values, "report": case_report, "bad-spec": case_bad_spec}[a.case](a, tmp)
-        except CheckFailed as e:
-            print("FAIL: %s" % e)
-            return 1
-    return 0
+        cases = {"values": case_values, "report": case_report, "bad-spec": case_bad_spec}
+        return verdict(cases[a.case], a, tmp, fail_to=sys.stdout, passed=None)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_counts import (CheckFailed, compare_counts, get_report,  # noqa: E402
                           get_stats, parse_counts, run)
+from checklib import verdict  # noqa: E402
 
 TIMEOUT = 60
 ATTACH_RE = re.compile(r"^sledtrace: (\d+) functions, (\d+) sleds, (\d+) probes attached in "
@@ -514,13 +515,7 @@ def main():
         print("FAIL: readelf (binutils) not found", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="sledtrace-filters-") as tmp:
-        try:
-            CASES[args.case](Ctx(args, tmp))
-        except CheckFailed as e:
-            print("FAIL: %s" % e, file=sys.stderr)
-            return 1
-    print("PASS")
-    return 0
+        return verdict(CASES[args.case], Ctx(args, tmp))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ import tempfile
 import time
 
 from check_counts import CheckFailed, get_stats, parse_counts, parse_stats_lines, run
+from checklib import verdict
 
 CPU_RE = re.compile(r"timing: cpu ([0-9.]+) ms")
 
@@ -151,26 +152,25 @@ def check_tails(args, tmp):
         print("tailcall --exit=%s: %d events, short_dropped=%d" % (mode, stats["events"], calls))
 
 
+def check(args):
+    with tempfile.TemporaryDirectory(prefix="sledtrace-kfilter-") as tmp:
+        check_exact(args, tmp, "durations", [args.durations, "50"], "--min-duration=25ms",
+                    "short_dropped")
+        for depth in ("1", "2", "50"):
+            check_exact(args, tmp, "depth_limit-" + depth, [args.depth_limit, depth],
+                        "--max-depth=" + depth, "max_depth_dropped")
+        check_cpu(args, tmp)
+        check_detach(args, tmp)
+        check_tails(args, tmp)
+
+
 def main():
     ap = argparse.ArgumentParser()
     for opt in ("--sledtrace", "--durations", "--depth-limit", "--loop", "--open-at-detach",
                 "--tailcall"):
         ap.add_argument(opt, required=True)
     args = ap.parse_args()
-    try:
-        with tempfile.TemporaryDirectory(prefix="sledtrace-kfilter-") as tmp:
-            check_exact(args, tmp, "durations", [args.durations, "50"], "--min-duration=25ms",
-                        "short_dropped")
-            for depth in ("1", "2", "50"):
-                check_exact(args, tmp, "depth_limit-" + depth, [args.depth_limit, depth],
-                            "--max-depth=" + depth, "max_depth_dropped")
-            check_cpu(args, tmp)
-            check_detach(args, tmp)
-            check_tails(args, tmp)
-    except CheckFailed as e:
-        print("FAIL: %s" % e, file=sys.stderr)
-        return 1
-    return 0
+    return verdict(check, args, passed=None)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_counts import (CheckFailed, compare_counts, get_report,  # noqa: E402
                           parse_counts, run)
+from checklib import verdict  # noqa: E402
 
 TIMEOUT = 60
 FAST = "sledtrace: holds: mmap syscall tracepoint (id from "
@@ -98,18 +99,17 @@ def one(sledtrace, cmd, tmp, case):
     print("%s: %s; %d (thread, function) counts exact" % (case, line, len(expected)))
 
 
+def check(sledtrace, main_bin, lib, tmp):
+    for case in ("fresh", "mounted", "fallback"):
+        one(sledtrace, [main_bin, lib], tmp, case)
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     sledtrace, main_bin, lib = (os.path.abspath(a) for a in sys.argv[1:])
-    try:
-        with tempfile.TemporaryDirectory(prefix="sledtrace-mmap-hook-") as tmp:
-            for case in ("fresh", "mounted", "fallback"):
-                one(sledtrace, [main_bin, lib], tmp, case)
-    except CheckFailed as e:
-        print("FAIL: %s" % e)
-        return 1
-    return 0
+    with tempfile.TemporaryDirectory(prefix="sledtrace-mmap-hook-") as tmp:
+        return verdict(check, sledtrace, main_bin, lib, tmp, fail_to=sys.stdout, passed=None)
 
 
 if __name__ == "__main__":

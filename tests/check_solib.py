@@ -60,6 +60,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import check_counts as cc  # noqa: E402
+from checklib import verdict  # noqa: E402
 
 CheckFailed = cc.CheckFailed
 PR_SET_CHILD_SUBREAPER = 36
@@ -342,15 +343,9 @@ def main():
     files = args.files[1:] if args.files[:1] == ["--"] else args.files
     args.files = [os.path.abspath(f) for f in files]
     args.sledtrace = os.path.abspath(args.sledtrace)
-    try:
-        with tempfile.TemporaryDirectory(prefix="sledtrace-solib-") as tmp:
-            cases = {"later": case_later, "nonop5": case_later, "cxx": case_cxx}
-            cases.get(args.case, case_dlopen)(args, tmp)
-    except CheckFailed as e:
-        print("FAIL: %s" % e, file=sys.stderr)
-        return 1
-    print("PASS")
-    return 0
+    cases = {"later": case_later, "nonop5": case_later, "cxx": case_cxx}
+    with tempfile.TemporaryDirectory(prefix="sledtrace-solib-") as tmp:
+        return verdict(cases.get(args.case, case_dlopen), args, tmp)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_counts import CheckFailed, parse_counts, run  # noqa: E402
 from check_perfetto_rules import Checker, fields, msg  # noqa: E402
+from checklib import verdict  # noqa: E402
 
 TIMEOUT = 120
 # function -> the file, relative to SRCDIR, that defines it
@@ -181,6 +182,17 @@ def case_cgr(a, trace, tmp, calls):
     print("cgr: %d edges under %s, equal to report --callers" % (len(got), a.srcdir))
 
 
+def check(a):
+    dwarf_is_relative(a)
+    listed = case_list(a)
+    with tempfile.TemporaryDirectory() as tmp:
+        trace, calls = record(a, tmp)
+        case_trace(a, trace, listed)
+        case_pprof(a, trace, tmp)
+        case_pola(a, trace, tmp)
+        case_cgr(a, trace, tmp, calls)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sledtrace", required=True)
@@ -192,20 +204,7 @@ def main():
     a = ap.parse_args()
     a.fixture = os.path.abspath(a.fixture)
     a.srcdir = os.path.abspath(a.srcdir)
-    try:
-        dwarf_is_relative(a)
-        listed = case_list(a)
-        with tempfile.TemporaryDirectory() as tmp:
-            trace, calls = record(a, tmp)
-            case_trace(a, trace, listed)
-            case_pprof(a, trace, tmp)
-            case_pola(a, trace, tmp)
-            case_cgr(a, trace, tmp, calls)
-    except CheckFailed as e:
-        print("FAIL: %s" % e)
-        return 1
-    print("PASS")
-    return 0
+    return verdict(check, a, fail_to=sys.stdout)
 
 
 if __name__ == "__main__":
