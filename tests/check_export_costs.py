@@ -37,6 +37,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_counts import CheckFailed, parse_counts, run  # noqa: E402
+from checklib import verdict  # noqa: E402
 from check_exports import ARROW_EVENTS, EVENT_COLS, TIMEOUT, sh, top_table  # noqa: E402
 
 # enum cost_kind's order and names (user/model/frame_costs.h)
@@ -294,13 +295,9 @@ def main():
     ap.add_argument("cmd", nargs="+")
     ctx = ap.parse_args(namespace=Ctx())
     ctx.sledtrace = os.path.abspath(ctx.sledtrace)
-    try:
-        with tempfile.TemporaryDirectory() as ctx.tmp:
-            CASES[ctx.case](ctx)
-    except CheckFailed as e:
-        sys.exit("FAIL: %s" % e)
-    print("ok")
+    with tempfile.TemporaryDirectory() as ctx.tmp:
+        return verdict(CASES[ctx.case], ctx, passed="ok")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

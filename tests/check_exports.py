@@ -49,6 +49,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_counts import CheckFailed, parse_counts, parse_report, run  # noqa: E402
+from checklib import verdict  # noqa: E402
 
 TIMEOUT = 120
 FORMATS = ["folded", "pprof", "chrome", "pola", "cgr", "dot", "svg", "perfetto"]
@@ -553,6 +554,12 @@ CASES = {"pprof": case_pprof, "chrome": case_chrome, "pola": case_pola, "cgr": c
          "report": case_report, "record-gz": case_record_gz, "bad-input": case_bad_input, "drops": case_drops}
 
 
+def check(ctx):
+    if ctx.case != "drops":
+        record(ctx)
+    CASES[ctx.case](ctx)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sledtrace", required=True)
@@ -569,15 +576,9 @@ def main():
     ap.add_argument("cmd", nargs="+")
     ctx = ap.parse_args(namespace=Ctx())
     ctx.sledtrace = os.path.abspath(ctx.sledtrace)
-    try:
-        with tempfile.TemporaryDirectory() as ctx.tmp:
-            if ctx.case != "drops":
-                record(ctx)
-            CASES[ctx.case](ctx)
-    except CheckFailed as e:
-        sys.exit("FAIL: %s" % e)
-    print("ok")
+    with tempfile.TemporaryDirectory() as ctx.tmp:
+        return verdict(check, ctx, passed="ok")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
