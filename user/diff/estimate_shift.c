@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "diff/estimate_moderate.h"
 #include "diff/estimate_shift.h"
 
 /* Function r's share of run k's total of m's basis. */
@@ -37,11 +39,51 @@ static void deviations(struct diff_shift *s, const struct diff_judge *j, enum di
 		s->weight[s->nref] = sqrt(share / (double)s->n);
 		mean[0] = diff_stats__mean(w, s->nb);
 		mean[1] = diff_stats__mean(w + s->nb, s->n - s->nb);
+		s->lsize[s->nref] = diff_stats__mean(w, s->n);
 		for (size_t k = 0; k < s->n; k++)
 			w[k] -= mean[k >= s->nb];
 		s->between[s->nref] = mean[1] - mean[0];
 		s->ref_of[i] = ++s->nref;
 	}
+}
+
+/* The weighted median of v[0..nref) without v[skip] (skip >= nref: none). */
+static double median_without(struct diff_shift *s, const double *v, size_t stride, size_t skip,
+			     const double *w);
+
+/* Each function's own noise from run to run once the runs' shift is out:
+ * its deviations less the others' median (so that it does not explain
+ * itself away), per degree of freedom (n runs less the two sides' means),
+ * moderated like the tests' variances (estimate_moderate.h): from ten runs
+ * one function's noise is a rough guess, and functions alike in noise
+ * must not weigh unlike by chance.  The floor keeps a function whose runs
+ * agree to the last digit from taking every weight. */
+#define DIFF_SHIFT_NOISE_FLOOR 1e-6 /* a variance: 0.1% */
+
+static int measure_noise(struct diff_shift *s)
+{
+	struct diff_moderation mod;
+	double d = (double)(s->n - 2);
+	int rc;
+
+	for (size_t f = 0; f < s->nref; f++) {
+		double ss = 0;
+
+		for (size_t k = 0; k < s->n; k++) {
+			double r = s->within[f * s->n + k] -
+				   median_without(s, s->within + k, s->n, f, s->weight);
+
+			ss += r * r;
+		}
+		s->noise[f] = fmax(ss / d, DIFF_SHIFT_NOISE_FLOOR);
+	}
+	if ((rc = diff_moderate__fit(&mod, s->noise, s->lsize, s->nref, d)))
+		return rc;
+	for (size_t f = 0; f < s->nref; f++) {
+		s->noise[f] = diff_moderate__var(&mod, s->noise[f], s->lsize[f]);
+		s->weight[f] = 1 / s->noise[f];
+	}
+	return 0;
 }
 
 /* No function decides the shift alone: a weight is at most half of all the
@@ -62,8 +104,8 @@ static void cap_weights(struct diff_shift *s)
 		s->weight[top] = (total - s->weight[top]) / 2;
 }
 
-/* The weighted median of v[0..nref) without v[skip] (skip >= nref: none). */
-static double median_without(struct diff_shift *s, const double *v, size_t stride, size_t skip)
+static double median_without(struct diff_shift *s, const double *v, size_t stride, size_t skip,
+			     const double *w)
 {
 	size_t n = 0;
 
@@ -71,31 +113,36 @@ static double median_without(struct diff_shift *s, const double *v, size_t strid
 		if (f == skip)
 			continue;
 		s->scratch[n] = v[f * stride];
-		s->wscratch[n++] = s->weight[f];
+		s->wscratch[n++] = w[f];
 	}
 	return diff_stats__wmedian(s->scratch, s->wscratch, n, s->order);
 }
 
-/* The median's variance, pi/2 sigma^2 / n, with sigma from the MAD of the
- * functions' changes and n the weights' effective number (Kish), without
- * function skip (skip >= nref: none): like the median, the spread a
- * function is corrected with is the others' (in a program of four, one
- * that changed 17x made its own shift's spread, and its own test, too
- * wide to fire). */
+/* The median's variance: pi/2 times a weighted mean's, sum w^2 v / (sum w)^2
+ * with v each function's variance of its change, from its own noise, all
+ * scaled by how far the functions' changes really scatter beyond that (the
+ * MAD of their standardized distances from delta, never below 1: functions
+ * differ in how they follow the machine), without function skip (skip >=
+ * nref: none).  Like the median, the spread a function is corrected with is
+ * the others' (in a program of four, one that changed 17x made its own
+ * shift's spread, and its own test, too wide to fire).  With equal noise
+ * and weights this is pi/2 sigma^2 / n with sigma from the MAD of the
+ * changes. */
 static double delta_var(struct diff_shift *s, double delta, size_t skip)
 {
-	double mad, sum = 0, sum2 = 0;
+	double per_run = 1 / (double)s->nb + 1 / (double)(s->n - s->nb);
+	double mad, sum = 0, sum2v = 0;
 	size_t n = 0;
 
 	for (size_t f = 0; f < s->nref; f++) {
 		if (f == skip)
 			continue;
-		s->scratch[n++] = fabs(s->between[f] - delta);
+		s->scratch[n++] = fabs(s->between[f] - delta) / sqrt(s->noise[f] * per_run);
 		sum += s->weight[f];
-		sum2 += s->weight[f] * s->weight[f];
+		sum2v += s->weight[f] * s->weight[f] * s->noise[f] * per_run;
 	}
 	mad = 1.4826 * diff_stats__median(s->scratch, n);
-	return M_PI / 2 * mad * mad * sum2 / (sum * sum);
+	return M_PI / 2 * fmax(mad * mad, s->by_noise ? 1 : 0) * sum2v / (sum * sum);
 }
 
 int diff_shift__measure(struct diff_shift *s, const struct diff_judge *j, enum diff_metric m)
@@ -106,29 +153,47 @@ int diff_shift__measure(struct diff_shift *s, const struct diff_judge *j, enum d
 	s->within = malloc(room * (s->n ? s->n : 1) * sizeof(*s->within));
 	s->between = malloc(room * sizeof(*s->between));
 	s->weight = malloc(room * sizeof(*s->weight));
+	s->noise = malloc(room * sizeof(*s->noise));
+	s->wrun = malloc(room * sizeof(*s->wrun));
+	s->lsize = malloc(room * sizeof(*s->lsize));
 	s->scratch = malloc(room * sizeof(*s->scratch));
 	s->wscratch = malloc(room * sizeof(*s->wscratch));
 	s->order = malloc(room * sizeof(*s->order));
 	s->ref_of = calloc(room, sizeof(*s->ref_of));
-	if (!s->within || !s->between || !s->weight || !s->scratch || !s->wscratch || !s->order ||
-	    !s->ref_of) {
+	if (!s->within || !s->between || !s->weight || !s->noise || !s->wrun || !s->lsize ||
+	    !s->scratch || !s->wscratch || !s->order || !s->ref_of) {
 		diff_shift__free(s);
 		return -ENOMEM;
 	}
 	deviations(s, j, m);
+	/* a function's noise needs more runs than the two sides' means take
+	 * (5, two a side at least); with fewer, their sizes weigh them, and
+	 * they count as equally noisy */
+	s->by_noise = s->nb >= 2 && s->n - s->nb >= 2 && s->n >= 5 && s->nref >= 3;
+	for (size_t f = 0; f < s->nref; f++)
+		s->noise[f] = 1;
+	if (s->by_noise) {
+		cap_weights(s);
+		if (measure_noise(s)) {
+			diff_shift__free(s);
+			return -ENOMEM;
+		}
+	}
+	memcpy(s->wrun, s->weight, s->nref * sizeof(*s->wrun));
 	cap_weights(s);
 	s->measured = s->nref >= DIFF_SHIFT_MIN_FUNCTIONS;
 	if (s->measured)
-		s->var = delta_var(s, median_without(s, s->between, 1, s->nref), s->nref);
+		s->var = delta_var(s, median_without(s, s->between, 1, s->nref, s->weight),
+				   s->nref);
 	return 0;
 }
 
 static double shift_without(struct diff_shift *s, size_t skip, double *c)
 {
-	double mean[2], delta = median_without(s, s->between, 1, skip);
+	double mean[2], delta = median_without(s, s->between, 1, skip, s->weight);
 
 	for (size_t k = 0; k < s->n; k++)
-		c[k] = median_without(s, s->within + k, s->n, skip);
+		c[k] = median_without(s, s->within + k, s->n, skip, s->wrun);
 	mean[0] = diff_stats__mean(c, s->nb);
 	mean[1] = diff_stats__mean(c + s->nb, s->n - s->nb);
 	for (size_t k = 0; k < s->n; k++)
@@ -148,7 +213,7 @@ double diff_shift__for(struct diff_shift *s, size_t i, double *c)
 
 double diff_shift__overall(struct diff_shift *s)
 {
-	return s->measured ? exp(median_without(s, s->between, 1, s->nref)) : 1;
+	return s->measured ? exp(median_without(s, s->between, 1, s->nref, s->weight)) : 1;
 }
 
 void diff_shift__free(struct diff_shift *s)
@@ -156,6 +221,9 @@ void diff_shift__free(struct diff_shift *s)
 	free(s->within);
 	free(s->between);
 	free(s->weight);
+	free(s->noise);
+	free(s->wrun);
+	free(s->lsize);
 	free(s->scratch);
 	free(s->wscratch);
 	free(s->order);

@@ -7,14 +7,20 @@
  * changed cannot pull the one into the other: how far a run sits from the
  * other runs of its side (the median over the functions of their
  * deviation), and how far head sits from base (the median over the
- * functions of their change).  The medians weigh each function by the
- * square root of its share of the run: the functions where the time is
- * tell how the machine's speed moved more than the many small ones whose
- * time is mostly probe cost and system calls, yet no one function
- * decides it.  The second is uncertain by the spread of
- * the functions' changes; its variance goes into every test.  A function
- * is always corrected by the shift measured on the others, so that it
- * does not take out its own change or noise. */
+ * functions of their change).  The medians weigh each function by how
+ * closely it follows the runs' shift: 1 / its own run-to-run variance with
+ * the shift out (moderated across the functions, as the tests' variances
+ * are), so that a long phase that moves only with the machine counts for
+ * more than the small functions whose time is mostly probe cost, system
+ * calls and first touches; with too few runs to measure that (fewer than
+ * two a side beyond the means), by the square root of its share of the
+ * run.  Within a side no code differs, so the runs' part takes the weights
+ * as they are; the head - base part caps the largest, so that no one
+ * function decides it (the one that changed may be the steadiest).  That
+ * part is uncertain by the functions' own noise and by how far their
+ * changes scatter beyond it; its variance goes into every test.  A
+ * function is always corrected by the shift measured on the others, so
+ * that it does not take out its own change or noise. */
 #ifndef SLEDTRACE_DIFF_ESTIMATE_SHIFT_H
 #define SLEDTRACE_DIFF_ESTIMATE_SHIFT_H
 
@@ -34,11 +40,14 @@ struct diff_shift {
 	size_t nref;	 /* functions that measure it */
 	double *within;	 /* nref x n: log time less its side's mean */
 	double *between; /* nref: head mean - base mean of log time */
-	double *weight;	 /* nref: sqrt of the mean share of the run */
+	double *weight;	 /* nref: 1 / noise (sqrt of the share without) */
+	double *noise;	 /* nref: variance of a run, the shift out */
+	double *wrun;	 /* nref: weight within a side, uncapped */
+	double *lsize;	 /* nref: mean log time, what noise follows */
 	size_t *ref_of;	 /* by row: 1 + its reference index, 0: none */
 	double *scratch, *wscratch;
 	size_t *order;
-	bool measured;
+	bool measured, by_noise;
 	double var; /* of the head - base part */
 };
 
