@@ -14,9 +14,11 @@ import collections
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import expect, run, verdict  # noqa: E402
 
 
 def fixture_counts(log):
@@ -29,40 +31,36 @@ def fixture_counts(log):
 
 def check(sledtrace, fixture, tmp, by):
     out = os.path.join(tmp, by)
-    p = subprocess.run([sledtrace, "bench", "--base", fixture, "--head", fixture, "-n", "1",
-                        "--" + by, "-o", out, "--fail-on=calls>0%"],
-                       capture_output=True, text=True, timeout=240)
-    if p.returncode != 0:
-        return "bench --%s: exit %d\n%s%s" % (by, p.returncode, p.stdout, p.stderr)
+    run([sledtrace, "bench", "--base", fixture, "--head", fixture, "-n", "1", "--" + by,
+         "-o", out, "--fail-on=calls>0%"], timeout=240)
     doc = json.load(open(os.path.join(out, "diff.json")))
+    groups = {r["group"] for r in doc["functions"]}
+    expect(len(groups) == 1 and None not in groups,
+           "bench --%s: rows of groups %s, expected one name" % (by, groups))
     for side in ("base", "head"):
         want = fixture_counts(os.path.join(out, side + "-calls.log"))
         got = {r["function"]: r["calls"][side]["median"] for r in doc["functions"]}
-        if got != dict(want):
-            return "bench --%s, %s: calls %s, the fixture counted %s" % (by, side, got, dict(want))
-        groups = {r["group"] for r in doc["functions"]}
-        if len(groups) != 1 or None in groups:
-            return "bench --%s: rows of groups %s, expected one name" % (by, groups)
+        expect(got == dict(want), "bench --%s, %s: calls %s, the fixture counted %s"
+               % (by, side, got, dict(want)))
         edges = {(e["caller"], e["callee"]): e["calls"][side]["median"] for e in doc["edges"]}
-        if edges.get(("t_branch", "t_leaf")) != want["t_branch"] * 2:
-            return "bench --%s, %s: t_branch -> t_leaf %s, expected %d" % (
-                by, side, edges.get(("t_branch", "t_leaf")), want["t_branch"] * 2)
-    return None
+        expect(edges.get(("t_branch", "t_leaf")) == want["t_branch"] * 2,
+               "bench --%s, %s: t_branch -> t_leaf %s, expected %d"
+               % (by, side, edges.get(("t_branch", "t_leaf")), want["t_branch"] * 2))
+
+
+def check_all(a):
+    with tempfile.TemporaryDirectory(prefix="sledtrace-bench-groups-") as tmp:
+        for by in ("by-thread", "by-process"):
+            check(a.sledtrace, a.threads, tmp, by)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sledtrace", required=True)
     ap.add_argument("--threads", required=True, help="tests/fixtures/threads built")
-    a = ap.parse_args()
-    with tempfile.TemporaryDirectory(prefix="sledtrace-bench-groups-") as tmp:
-        for by in ("by-thread", "by-process"):
-            err = check(a.sledtrace, a.threads, tmp, by)
-            if err:
-                print("FAIL: " + err, file=sys.stderr)
-                return 1
-    print("PASS: bench --by-thread/--by-process: calls of one name's threads add up")
-    return 0
+    return verdict(check_all, ap.parse_args(),
+                   passed="PASS: bench --by-thread/--by-process: calls of one name's threads "
+                          "add up")
 
 
 if __name__ == "__main__":
