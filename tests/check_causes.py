@@ -35,7 +35,9 @@ pola export by DuckDB (the self-join a user writes) and the Chrome export.
             other thread's produce (30 ms of CPU it times itself) and finish
             wake it.  The parts add up to the call's duration exactly, the
             largest function part is produce on the producer's thread,
-            within 10% of the CPU time the fixture measured.  Bad uses: exit 2 (or 1 when no
+            between the CPU time and the wall time the fixture measured
+            (10% each way: time a VM's host takes from the vCPU is in no
+            switch and in no thread's CPU clock).  Bad uses: exit 2 (or 1 when no
             call matches), one line.
   forker    (--forker FIXTURE --exec-target FIXTURE: tests/fixtures/forker.c)
             a forked child's first own frame is caused by the frame that
@@ -273,6 +275,7 @@ def check_waiter(st, fixture, tmp):
     trace = os.path.join(tmp, "waiter.pftrace")
     out = run([st, "record", "--quiet", "-o", trace, "--", fixture])
     produced = int(re.search(r"^PRODUCE_NS (\d+)$", out, re.M).group(1))
+    produced_wall = int(re.search(r"^PRODUCE_WALL_NS (\d+)$", out, re.M).group(1))
     _, tids = counts_of(out)
     doc = json.loads(run([st, "report", "--critical-path=^wait_result$", "--format=json",
                           trace]))
@@ -290,15 +293,20 @@ def check_waiter(st, fixture, tmp):
            "largest function part %s, not produce on thread %s" % (top, tids["produce"][0]))
     # A switch the trace did not get (dropped, or a return to the CPU it
     # inferred from a later call: switch_drops, switches_inferred) leaves
-    # on-CPU time short, and the stats say so: then produce's part is at
-    # most its own clock's.  Otherwise within 10% of it.
+    # on-CPU time short, and the stats say so: then produce's part may be
+    # below its own CPU clock's.  It is at most its own wall time: on a VM
+    # the time the host takes the vCPU away is in no switch (the thread
+    # looks running) and in no thread's CPU clock (steal time is taken
+    # out), so on-CPU time lies between the two (10% each way).
     stats = json.loads(run([st, "report", "--format=json", trace]))["stats"]
     short = stats.get("switch_drops", 0) or stats.get("switches_inferred", 0)
     low = 0 if short else produced - produced // 10
-    expect(low <= top["ns"] <= produced + produced // 10,
-           "produce's part %d ns, it ran %d ns (its own clock); switches %s, dropped %s, "
-           "inferred %s" % (top["ns"], produced, stats.get("switches"),
-                            stats.get("switch_drops"), stats.get("switches_inferred")))
+    expect(low <= top["ns"] <= produced_wall + produced_wall // 10,
+           "produce's part %d ns, it ran %d ns of CPU in %d ns (its own clocks); switches "
+           "%s, dropped %s, inferred %s; the parts: %s"
+           % (top["ns"], produced, produced_wall, stats.get("switches"),
+              stats.get("switch_drops"), stats.get("switches_inferred"),
+              [(p["what"], p.get("tid"), p["ns"]) for p in parts]))
     for argv, code in ((["--critical-path=wait_result", "--by-thread", trace], 2),
                        (["--critical-path=(", trace], 2),
                        (["--critical-path=no_such_function", trace], 1)):
