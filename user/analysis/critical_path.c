@@ -40,8 +40,7 @@ struct cp_thread {
 	bool seen;
 	uint32_t tid;
 	char *name;
-	uint32_t fid0, state0;	     /* at the window's start */
-	uint64_t fid0_ts, state0_ts; /* the changes they come from */
+	uint32_t fid0, state0; /* at the window's start */
 	struct changes fids, states;
 };
 
@@ -166,13 +165,8 @@ static int change(struct cp *c, const struct trace_thread *th, uint64_t ts, uint
 
 	if (!t)
 		return -ENOMEM;
-	if (ts <= c->b) { /* the latest before the window, in whatever order */
-		uint64_t *at_ts = state ? &t->state0_ts : &t->fid0_ts;
-
-		if (ts >= *at_ts) {
-			*(state ? &t->state0 : &t->fid0) = v;
-			*at_ts = ts;
-		}
+	if (ts <= c->b) {
+		*(state ? &t->state0 : &t->fid0) = v;
 		return 0;
 	}
 	if (ts >= c->e)
@@ -329,32 +323,6 @@ static void walk(struct cp *c, uint32_t uid, uint64_t lo, uint64_t hi, unsigned 
 	}
 }
 
-/* at() searches a thread's changes by time, but they come in the order
- * the records left the kernel: a switch out on one CPU can follow the same
- * thread's switch in on another when the first CPU was held up between
- * its clock read and its write (an interrupt, a vCPU taken away).  A
- * stable insertion sort: the lists are nearly in order already, and of
- * two changes at one time the later in the file stays the later. */
-static void order(struct changes *l)
-{
-	for (size_t i = 1; i < l->n; i++) {
-		struct change x = l->v[i];
-		size_t k = i;
-
-		for (; k > 0 && l->v[k - 1].ts > x.ts; k--)
-			l->v[k] = l->v[k - 1];
-		l->v[k] = x;
-	}
-}
-
-static void order_all(struct cp *c)
-{
-	for (uint32_t u = 0; u < c->nth; u++) {
-		order(&c->th[u].fids);
-		order(&c->th[u].states);
-	}
-}
-
 static int by_time(const void *a, const void *b)
 {
 	const struct part *x = a, *y = b;
@@ -484,10 +452,8 @@ int critical_path__report(const char *path, const char *regex, size_t ncalls, in
 	sink.ops = &window_ops;
 	if (!ret)
 		ret = perfetto_reader__read(path, &sink, err, errlen);
-	if (!ret) {
+	if (!ret)
 		qsort(c.wakes, c.nwakes, sizeof(*c.wakes), by_woken);
-		order_all(&c);
-	}
 	for (size_t i = 0; !ret && i < c.ntop; i++)
 		ret = path_of(&c, &c.top[i], i, json, out);
 	if (ret == -ENOMEM)

@@ -433,6 +433,12 @@ static int switched(struct collector *c, const struct sled_switch *e)
 	c->st.switches++;
 	if ((err = costs__switched(c, t, (enum thread_state)e->state)))
 		return err;
+	/* Leaving a CPU it was never seen to take: the kernel missed its
+	 * return (docs/DESIGN.md, "On-CPU time"), which this proves and
+	 * can only time here, so the time since counts as off the CPU. */
+	if ((enum thread_state)e->state != THREAD_RUNNING &&
+	    (err = frame_builder__resume(c->fb, t, e->h.ts)))
+		return err;
 	return frame_builder__sched(c->fb, t, e->h.ts, (enum thread_state)e->state);
 }
 
