@@ -60,7 +60,7 @@ int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned lon
 	return 0;
 }
 
-/* The size an allocator's arguments a ask for (the probe's cookie says
+/* The size an allocator's arguments a[] ask for (the probe's cookie says
  * which allocator). */
 static __always_inline __u64 alloc_size(const __u64 *a, __u32 how)
 {

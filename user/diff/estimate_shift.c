@@ -47,9 +47,21 @@ static void deviations(struct diff_shift *s, const struct diff_judge *j, enum di
 	}
 }
 
-/* The weighted median of v[0..nref) without v[skip] (skip >= nref: none). */
+/* The weighted median of v[0..nref) without v[skip] (skip >= nref: none),
+ * weights w. */
 static double median_without(struct diff_shift *s, const double *v, size_t stride, size_t skip,
-			     const double *w);
+			     const double *w)
+{
+	size_t n = 0;
+
+	for (size_t f = 0; f < s->nref; f++) {
+		if (f == skip)
+			continue;
+		s->scratch[n] = v[f * stride];
+		s->wscratch[n++] = w[f];
+	}
+	return diff_stats__wmedian(s->scratch, s->wscratch, n, s->order);
+}
 
 /* Each function's own noise from run to run once the runs' shift is out:
  * its deviations less the others' median (so that it does not explain
@@ -102,20 +114,6 @@ static void cap_weights(struct diff_shift *s)
 	}
 	if (s->nref && s->weight[top] > (total - s->weight[top]) / 2)
 		s->weight[top] = (total - s->weight[top]) / 2;
-}
-
-static double median_without(struct diff_shift *s, const double *v, size_t stride, size_t skip,
-			     const double *w)
-{
-	size_t n = 0;
-
-	for (size_t f = 0; f < s->nref; f++) {
-		if (f == skip)
-			continue;
-		s->scratch[n] = v[f * stride];
-		s->wscratch[n++] = w[f];
-	}
-	return diff_stats__wmedian(s->scratch, s->wscratch, n, s->order);
 }
 
 /* The median's variance: pi/2 times a weighted mean's, sum w^2 v / (sum w)^2
