@@ -11,6 +11,9 @@ Cases (--case):
              appended; exits 1 (calls>0% fires on hot); a command with shell
              syntax runs under sh -c; a directory that holds traces, a
              command that fails and a missing --head are exit 2, one line
+  max-runs   --max-runs: a first look that cannot decide (one run a side)
+             goes on to more rounds and judges them all at half the error
+             rate; one that decides records no more; below -n is exit 2
   ci-github  the GitHub Actions job: a git repository whose base commit has
              diffwork.c and whose candidate defines DIFF_HEAD, checked out
              as actions/checkout would; the job's own `run:` steps then run
@@ -126,6 +129,59 @@ def case_bench(args, tmp):
     one_error_line(run([st, "bench", "--base", base, "-o", os.path.join(tmp, "out3")]),
                    "no --head", "--base, --head and -o are needed")
     print("bench: interleaved runs, logs, diff.json, summary.md, --summary; bad input exit 2")
+
+
+def bench_order(stderr):
+    return re.findall(r"^bench: (base|head) run (\d) of (\d)", stderr, re.M)
+
+
+def case_max_runs(args, tmp):
+    """--max-runs: one run a side cannot test a time rule, so the first
+    look is inconclusive whenever slow's 20x change passes self>200%; bench
+    records two more rounds, in the order it began, and judges the three
+    (the rule fires, or is still inconclusive: either way the verdict is
+    the second look's).  A first look that decides (a count rule fires: the
+    job fails whatever the time rules would say) records no more."""
+    st = args.sledtrace
+    for side in ("base", "head"):
+        os.makedirs(os.path.join(tmp, side))
+        build_fixture(args.source, os.path.join(tmp, side, "diffwork"), side == "head")
+    base, head = os.path.join(tmp, "base", "diffwork"), os.path.join(tmp, "head", "diffwork")
+    out = os.path.join(tmp, "out")
+    p = run([st, "bench", "--base", base, "--head", head, "-n", "1", "--max-runs", "3",
+             "-o", out, "--fail-on=self>200%:^slow$"])
+    want = [("base", "1", "1"), ("head", "1", "1"), ("head", "2", "3"), ("base", "2", "3"),
+            ("base", "3", "3"), ("head", "3", "3")]
+    if p.returncode not in (0, 1) or bench_order(p.stderr) != want or \
+            "bench: inconclusive after 1 run a side; a test needs two runs a side: 3 a side" \
+            not in p.stderr:
+        raise CheckFailed("--max-runs=3 from 1 run: exit %d, runs %s\n%s"
+                          % (p.returncode, bench_order(p.stderr), p.stderr))
+    doc = json.load(open(os.path.join(out, "diff.json")))
+    slow = [r for r in doc["functions"] if r["function"] == "slow"][0]
+    if [len(doc["runs"][s]) for s in ("base", "head")] != [3, 3] or \
+            doc["confidence"] != 0.975 or doc["first_look_runs"] != 1 or \
+            doc["verdict"] != ("fail" if p.returncode else "inconclusive") or \
+            (slow["fired"] or slow["inconclusive"]) != ["self>200%:^slow$"] or \
+            not any("looked twice: 1 run a side could not decide, so it recorded 3" in n
+                    for n in doc["notes"]):
+        raise CheckFailed("--max-runs=3 from 1 run: runs %s, confidence %s, first look %s, "
+                          "fired %s, slow %s, notes %s"
+                          % ({s: len(v) for s, v in doc["runs"].items()}, doc["confidence"],
+                             doc["first_look_runs"], doc["fired"], slow, doc["notes"]))
+    out2 = os.path.join(tmp, "out2")
+    p = run([st, "bench", "--base", base, "--head", head, "-n", "2", "--max-runs", "4",
+             "-o", out2, "--fail-on=calls>0%"])
+    doc = json.load(open(os.path.join(out2, "diff.json")))
+    if p.returncode != 1 or len(bench_order(p.stderr)) != 4 or "inconclusive" in p.stderr or \
+            not any("decided at its first look, at 97.5% confidence" in n for n in doc["notes"]):
+        raise CheckFailed("a first look that decides: exit %d, runs %s, notes %s\n%s"
+                          % (p.returncode, bench_order(p.stderr), doc["notes"], p.stderr))
+    one_error_line(run([st, "bench", "--base", base, "--head", head, "-n", "3", "--max-runs",
+                        "2", "-o", os.path.join(tmp, "out3")]),
+                   "--max-runs below -n", "--max-runs 2 is fewer than --runs 3")
+    print("--max-runs: 1 run a side goes on to 3 and judges them at 97.5%; a decided first "
+          "look records no more; fewer than -n is exit 2")
 
 
 # ---- CI jobs ----------------------------------------------------------------
@@ -319,7 +375,7 @@ def case_ci_gitlab(args, tmp):
     print("the GitLab job fails on hot's calls and posts summary.md as a merge-request note")
 
 
-CASES = {"bench": case_bench, "ci-github": case_ci_github, "ci-gitlab": case_ci_gitlab}
+CASES = {"bench": case_bench, "max-runs": case_max_runs, "ci-github": case_ci_github, "ci-gitlab": case_ci_gitlab}
 
 
 def main():

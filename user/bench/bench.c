@@ -65,7 +65,8 @@ struct job {
 	char self[4096];
 	char **cmd_argv[2];
 	size_t cmd_argc[2];
-	char **paths[2];
+	char **paths[2]; /* most a side, the first nruns recorded */
+	uint32_t nruns, most;
 	/* --budget: one run a side with every function probed, and what the
 	 * budgeted runs add to record's options */
 	char *calls[2];
@@ -136,17 +137,18 @@ static int run_one(const struct job *j, int side, const char *trace, const char 
 	return 0;
 }
 
-/* One run of a side: 0, or -1 with one line on stderr. */
-static int one_run(const struct job *j, int side, uint32_t i, bool warm)
+/* One run of a side, run i of n (n 0: warm-up i): 0, or -1 with one line
+ * on stderr. */
+static int one_run(const struct job *j, int side, uint32_t i, uint32_t n)
 {
 	char name[32], label[64];
 
 	snprintf(name, sizeof(name), "%u", i + 1);
-	if (warm)
+	if (!n)
 		snprintf(label, sizeof(label), "warm-up %u", i + 1);
 	else
-		snprintf(label, sizeof(label), "run %u of %u", i + 1, j->a->runs);
-	return run_one(j, side, warm ? NULL : j->paths[side][i], name, label, NULL);
+		snprintf(label, sizeof(label), "run %u of %u", i + 1, n);
+	return run_one(j, side, n ? j->paths[side][i] : NULL, name, label, NULL);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -188,21 +190,59 @@ static int prepare_budget(struct job *j)
 	return 0;
 }
 
+/* Rounds up to n runs a side.  Base head, head base, ...: a machine that
+ * drifts one way during a round favours neither side over two rounds. */
+static int record_rounds(struct job *j, uint32_t n)
+{
+	int rc = 0;
+
+	while (j->nruns < n && !rc) {
+		for (int k = 0; k < 2 && !rc; k++)
+			rc = one_run(j, j->nruns % 2 ? !k : k, j->nruns, n);
+		j->nruns += !rc;
+	}
+	return rc;
+}
+
 static int record_all(struct job *j)
 {
 	int rc = 0;
 
 	for (uint32_t i = 0; i < j->a->warmup && !rc; i++)
 		for (int s = 0; s < 2 && !rc; s++)
-			rc = one_run(j, s, i, true);
+			rc = one_run(j, s, i, 0);
 	if (!rc && j->calls[0])
 		rc = prepare_budget(j);
-	/* base head, head base, ...: a machine that drifts one way during a
-	 * round favours neither side over two rounds */
-	for (uint32_t i = 0; i < j->a->runs && !rc; i++)
-		for (int k = 0; k < 2 && !rc; k++)
-			rc = one_run(j, i % 2 ? !k : k, i, false);
-	return rc;
+	return rc ? rc : record_rounds(j, j->a->runs);
+}
+
+/* --max-runs: the first look.  Undecided, and more runs could decide it
+ * (by the noise of these, or because one run a side cannot be tested):
+ * rounds up to the runs it estimates would, at most --max-runs a side. */
+static int look_first(struct job *j, const struct diff_compare *cmp)
+{
+	const char *const *calls = j->calls[0] ? (const char *const *)j->calls : NULL;
+	size_t n[2] = { j->nruns, j->nruns };
+	unsigned need = 0;
+	uint32_t to;
+	int v = diff_compare__judge(cmp, j->paths, n, calls, &need);
+
+	if (v != DIFF_INCONCLUSIVE)
+		return v < 0 ? -1 : 0;
+	if (!need && j->nruns >= 2) {
+		fprintf(stderr,
+			"bench: inconclusive after %u runs a side, and more runs would "
+			"not decide: no more\n",
+			j->nruns);
+		return 0;
+	}
+	to = need && need < j->most ? need : j->most;
+	if (to <= j->nruns)
+		return 0;
+	fprintf(stderr, "bench: inconclusive after %u run%s a side; %s: %u a side\n", j->nruns,
+		j->nruns == 1 ? "" : "s",
+		need ? "more runs could decide" : "a test needs two runs a side", to);
+	return record_rounds(j, to);
 }
 
 static int prepare_dir(const char *dir)
@@ -289,7 +329,7 @@ static int compare(struct job *j, const struct diff_compare *cmp)
 		{ DIFF_FORMAT_BMF, bmf, 0, j->bmf.path },
 	};
 	struct diff_output outs[5];
-	size_t nopen = 0, npaths[2] = { j->a->runs, j->a->runs };
+	size_t nopen = 0, npaths[2] = { j->nruns, j->nruns };
 	int rc = -1;
 
 	if (j->a->summary)
@@ -315,9 +355,9 @@ static int make_paths(struct job *j)
 		if (asprintf(&j->calls[s], "%s/%s-calls.pftrace", j->a->dir, side_names[s]) < 0)
 			return -ENOMEM;
 	for (int s = 0; s < 2; s++) {
-		if (!(j->paths[s] = calloc(j->a->runs, sizeof(char *))))
+		if (!(j->paths[s] = calloc(j->most, sizeof(char *))))
 			return -ENOMEM;
-		for (uint32_t i = 0; i < j->a->runs; i++)
+		for (uint32_t i = 0; i < j->most; i++)
 			if (asprintf(&j->paths[s][i], "%s/%s-%u.pftrace", j->a->dir, side_names[s],
 				     i + 1) < 0)
 				return -ENOMEM;
@@ -331,7 +371,7 @@ static void job_free(struct job *j)
 		free(j->budget_opts[i]);
 	for (int s = 0; s < 2; s++) {
 		free(j->calls[s]);
-		for (uint32_t i = 0; j->paths[s] && i < j->a->runs; i++)
+		for (uint32_t i = 0; j->paths[s] && i < j->most; i++)
 			free(j->paths[s][i]);
 		free(j->paths[s]);
 	}
@@ -377,6 +417,7 @@ static int with_argv(struct job *j, wordexp_t we[2], const bool shell[2],
 	rc = prepare_dir(j->a->dir);
 	rc = rc ? rc : open_bmf(j);
 	rc = rc ? rc : record_all(j);
+	rc = rc || j->most <= j->a->runs ? rc : look_first(j, cmp);
 	return rc ? rc : compare(j, cmp);
 }
 
@@ -404,11 +445,19 @@ static int check_costs(const struct bench_opts *o, const struct diff_opts *diff)
 
 int bench__run(const struct bench_opts *o, const struct diff_opts *diff, size_t top)
 {
-	struct diff_compare cmp = { .opts = diff, .top = top, .cmd = "bench" };
-	struct job j = { .a = o };
+	struct diff_opts looks = *diff;
+	struct diff_compare cmp = { .opts = &looks, .top = top, .cmd = "bench" };
+	struct job j = { .a = o, .most = o->max_runs > o->runs ? o->max_runs : o->runs };
 	wordexp_t we[2] = { 0 };
 	bool shell[2];
 	int rc = check_costs(o, diff);
+
+	/* two looks, each at half the error rate: together no more false
+	 * alarms than one look at the whole (Bonferroni) */
+	if (j.most > o->runs) {
+		looks.confidence = 1 - (1 - diff->confidence) / 2;
+		looks.first_look_runs = o->runs;
+	}
 
 	for (int s = 0; s < 2 && !rc; s++) {
 		if (command_argv(o->cmd[s], &we[s], &shell[s])) {

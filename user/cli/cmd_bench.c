@@ -16,7 +16,7 @@ struct bench_args {
 	const char *cmd[2]; /* --base, --head */
 	const char *dir, *summary, *bmf;
 	const char *budget; /* --budget: "off" or a share like "5%" */
-	uint32_t runs, warmup;
+	uint32_t runs, warmup, max_runs;
 	struct cli_list record_opts;
 	struct diff_cli c;
 };
@@ -30,6 +30,11 @@ static const struct cli_option options[] = {
 	CLI_STRING(0, "head", S, cmd[1], "CMD", "none", "the candidate build's command line"),
 	CLI_UINT('n', "runs", S, runs, "N", "5", 1, 99,
 		 "record each command N times, interleaved: base, head, head, base, ..."),
+	CLI_UINT(0, "max-runs", S, max_runs, "N", "--runs", 1, 99,
+		 "when the runs leave the verdict inconclusive and more could decide it, record "
+		 "more rounds, up to N a side, and look again; each of the two looks judges at "
+		 "half the error rate --confidence allows, so that looking twice adds no false "
+		 "alarms"),
 	CLI_UINT(0, "warmup", S, warmup, "N", "1", 0, 10,
 		 "run each command N times unrecorded first (file cache, CPU frequency)"),
 	CLI_STRING('o', "output", S, dir, "DIR", "none",
@@ -73,6 +78,10 @@ static int check(void *set, char *err, size_t errlen)
 
 	if (!a->cmd[0] || !a->cmd[1] || !a->dir)
 		return snprintf(err, errlen, "--base, --head and -o are needed"), -1;
+	if (a->max_runs && a->max_runs < a->runs)
+		return snprintf(err, errlen, "--max-runs %u is fewer than --runs %u", a->max_runs,
+				a->runs),
+		       -1;
 	if (!budget_ok(a->budget))
 		return snprintf(err, errlen, "--budget wants off or a share like 5%%, not '%s'",
 				a->budget),
@@ -95,6 +104,7 @@ static int run(void *set, char **operands, int noperands)
 		.budget = a->budget,
 		.runs = a->runs,
 		.warmup = a->warmup,
+		.max_runs = a->max_runs,
 		.record_opts = a->record_opts.v,
 		.nrecord_opts = a->record_opts.n,
 		.width = diff_cli__terminal_width(),

@@ -52,10 +52,11 @@ static int check_costs(const struct diff_compare *c, const struct diff *d)
 	return 0;
 }
 
-/* Reads, compares, prints; the verdict or -1. */
+/* Reads, compares, prints (a look that only judges: nothing, not even on
+ * stderr); the verdict or -1. */
 static int run(const struct diff_compare *c, struct diff *d, char **const paths[2],
 	       const size_t npaths[2], const char *const *calls, const struct diff_output *outs,
-	       size_t nouts)
+	       size_t nouts, bool judge_only)
 {
 	char err[1024];
 
@@ -80,12 +81,14 @@ static int run(const struct diff_compare *c, struct diff *d, char **const paths[
 			return -1;
 		}
 	}
-	log_verdict(d, c->cmd, c->log_findings);
+	if (!judge_only)
+		log_verdict(d, c->cmd, c->log_findings);
 	return (int)diff__summary(d)->verdict;
 }
 
-int diff_compare__run(const struct diff_compare *c, char **const paths[2], const size_t npaths[2],
-		      const char *const *calls, const struct diff_output *outs, size_t nouts)
+static int compare(const struct diff_compare *c, char **const paths[2], const size_t npaths[2],
+		   const char *const *calls, const struct diff_output *outs, size_t nouts,
+		   unsigned *runs_needed)
 {
 	struct diff_opts o = *c->opts;
 	struct diff *d = NULL;
@@ -94,7 +97,21 @@ int diff_compare__run(const struct diff_compare *c, char **const paths[2], const
 	o.calls_elsewhere = calls != NULL;
 	if (diff__new(&o, &d))
 		fputs("sledtrace: out of memory\n", stderr);
-	rc = d ? run(c, d, paths, npaths, calls, outs, nouts) : -1;
+	rc = d ? run(c, d, paths, npaths, calls, outs, nouts, runs_needed != NULL) : -1;
+	if (rc >= 0 && runs_needed)
+		*runs_needed = diff__summary(d)->runs_needed;
 	diff__free(d);
 	return rc;
+}
+
+int diff_compare__run(const struct diff_compare *c, char **const paths[2], const size_t npaths[2],
+		      const char *const *calls, const struct diff_output *outs, size_t nouts)
+{
+	return compare(c, paths, npaths, calls, outs, nouts, NULL);
+}
+
+int diff_compare__judge(const struct diff_compare *c, char **const paths[2], const size_t npaths[2],
+			const char *const *calls, unsigned *runs_needed)
+{
+	return compare(c, paths, npaths, calls, NULL, 0, runs_needed);
 }

@@ -302,6 +302,8 @@ static void json_head(const struct diff *d, FILE *f)
 	json_shift("cpu_shift", &s->shift[DIFF_CPU_SELF], f);
 	fputs(",\n  \"runs_needed\": ", f);
 	json_num(s->runs_needed ? s->runs_needed : NAN, f);
+	fputs(",\n  \"first_look_runs\": ", f);
+	json_num(o->first_look_runs ? o->first_look_runs : NAN, f);
 	fputs(",\n", f);
 }
 

@@ -189,6 +189,37 @@ static void note_budget(const struct diff *d, void (*fn)(void *, const char *), 
 	fn(ctx, buf);
 }
 
+/* bench --max-runs: how many looks, and the confidence each had. */
+static void note_looks(const struct diff *d, void (*fn)(void *, const char *), void *ctx)
+{
+	const struct diff_opts *o = diff__opts(d);
+	size_t n = diff__nruns(d, DIFF_BASE);
+	double conf = 100 * o->confidence;
+	char buf[512];
+
+	if (!o->first_look_runs)
+		return;
+	if (n > o->first_look_runs)
+		snprintf(buf, sizeof(buf),
+			 "bench --max-runs looked twice: %u run%s a side could not decide, so it "
+			 "recorded %zu; each look judged at %g%% confidence, half the error rate "
+			 "asked for, so that the second look adds no false alarms",
+			 o->first_look_runs, o->first_look_runs == 1 ? "" : "s", n, conf);
+	else if (diff__summary(d)->verdict == DIFF_INCONCLUSIVE)
+		snprintf(buf, sizeof(buf),
+			 "bench --max-runs recorded no more than %zu runs a side: by their noise, "
+			 "more runs would not decide (not even 99), or cannot (judged at %g%% "
+			 "confidence, half the error rate asked for, the other half kept for a "
+			 "second look)",
+			 n, conf);
+	else
+		snprintf(buf, sizeof(buf),
+			 "bench --max-runs decided at its first look, at %g%% confidence: half "
+			 "the error rate asked for, the other half kept for a second look",
+			 conf);
+	fn(ctx, buf);
+}
+
 static bool cpu_rules(const struct diff_opts *o)
 {
 	for (size_t k = 0; k < o->nrules; k++) {
@@ -317,6 +348,7 @@ void diff__notes(const struct diff *d, void (*fn)(void *ctx, const char *note), 
 	note_sched(d, fn, ctx);
 	note_no_costs(d, fn, ctx);
 	note_budget(d, fn, ctx);
+	note_looks(d, fn, ctx);
 	note_probes(d, fn, ctx);
 	note_shift(d, fn, ctx);
 	note_counts(d, fn, ctx);

@@ -142,6 +142,10 @@ struct diff_opts {
 	/* Calls and call paths come from other runs than the times
 	 * (diff__read_calls): the time runs' own paths are not kept. */
 	bool calls_elsewhere;
+	/* bench --max-runs: the runs a side its first look judged (0: bench
+	 * looks once); confidence is then each look's, half the error rate
+	 * asked for */
+	uint32_t first_look_runs;
 };
 
 #endif
