@@ -320,7 +320,7 @@ static void note_uncleared(const struct diff *d, void (*fn)(void *, const char *
 				 "%+.3g%% in it",
 				 DIFF_MAX_RUNS_NEEDED, 100 * (at - 1));
 		snprintf(whose, sizeof(whose),
-			 "%s%s (%.1f%% of the run): the %.0f%% interval of its "
+			 "%s%s (%.1f%% of the run): the %.4g%% interval of its "
 			 "change reaches %+.1f%%; %s",
 			 u->functions > 1 ? "the largest, " : "", label, 100 * e->base_ns / total,
 			 100 * o->confidence, 100 * (bound - 1), see);

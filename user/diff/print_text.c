@@ -227,7 +227,7 @@ static size_t estimate_text(const struct diff *d, const struct diff_finding *f, 
 		snprintf(decide, sizeof(decide), "; about %u runs per side would decide", need);
 	return (size_t)snprintf(
 		buf, n,
-		" (%+.1f%% %s, %.0f%% interval %+.1f%% to %+.1f%%, p = %.2g, %zu "
+		" (%+.1f%% %s, %.4g%% interval %+.1f%% to %+.1f%%, p = %.2g, %zu "
 		"functions tested%s)",
 		100 * (e->ratio - 1), shifted ? "after the shared shift" : "by geometric means",
 		100 * conf, 100 * (e->lo - 1), 100 * (e->hi - 1), e->p, s->tested[m], decide);
