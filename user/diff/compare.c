@@ -24,7 +24,8 @@ static void log_verdict(const struct diff *d, const char *cmd, bool findings)
 		fprintf(stderr, "%sinconclusive: %s\n", prefix, s->reasons[i]);
 	/* bench can record them itself */
 	if (!strcmp(cmd, "bench") && s->runs_needed && !diff__opts(d)->first_look_runs)
-		fprintf(stderr, "%s--max-runs=%u records more runs when the first ones cannot decide\n",
+		fprintf(stderr,
+			"%s--max-runs=%u records more runs when the first ones cannot decide\n",
 			prefix, s->runs_needed);
 }
 
