@@ -57,8 +57,8 @@ static int check_costs(const struct diff_compare *c, const struct diff *d)
 	return 0;
 }
 
-/* Reads, compares, prints (a look that only judges: nothing, not even on
- * stderr); the verdict or -1. */
+/* Reads, compares, prints; the verdict or -1.  A look that only judges
+ * prints nothing, not even its findings on stderr: only an error. */
 static int run(const struct diff_compare *c, struct diff *d, char **const paths[2],
 	       const size_t npaths[2], const char *const *calls, const struct diff_output *outs,
 	       size_t nouts, bool judge_only)
