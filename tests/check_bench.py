@@ -11,9 +11,10 @@ Cases (--case):
              appended; exits 1 (calls>0% fires on hot); a command with shell
              syntax runs under sh -c; a directory that holds traces, a
              command that fails and a missing --head are exit 2, one line
-  max-runs   --max-runs: a first look that cannot decide (one run a side)
-             goes on to more rounds and judges them all at half the error
-             rate; one that decides records no more; below -n is exit 2
+  max-runs   --max-runs: a first look that cannot decide (one run a side),
+             or passes without clearing every function, goes on to more
+             rounds and judges them all at half the error rate; one that
+             fires records no more; below -n is exit 2
   ci-github  the GitHub Actions job: a git repository whose base commit has
              diffwork.c and whose candidate defines DIFF_HEAD, checked out
              as actions/checkout would; the job's own `run:` steps then run
@@ -140,8 +141,9 @@ def case_max_runs(args, tmp):
     look is inconclusive whenever slow's 20x change passes self>200%; bench
     records two more rounds, in the order it began, and judges the three
     (the rule fires, or is still inconclusive: either way the verdict is
-    the second look's).  A first look that decides (a count rule fires: the
-    job fails whatever the time rules would say) records no more."""
+    the second look's).  A first look that fires (a count rule: the job
+    fails whatever the time rules would say) records no more; a pass that
+    does not clear every function goes on."""
     st = args.sledtrace
     for side in ("base", "head"):
         os.makedirs(os.path.join(tmp, side))
@@ -163,8 +165,8 @@ def case_max_runs(args, tmp):
             doc["confidence"] != 0.975 or doc["first_look_runs"] != 1 or \
             doc["verdict"] != ("fail" if p.returncode else "inconclusive") or \
             (slow["fired"] or slow["inconclusive"]) != ["self>200%:^slow$"] or \
-            not any("looked twice: 1 run a side could not decide, so it recorded 3" in n
-                    for n in doc["notes"]):
+            not any("looked twice: 1 run a side could not decide" in n and
+                    "so it recorded 3;" in n for n in doc["notes"]):
         raise CheckFailed("--max-runs=3 from 1 run: runs %s, confidence %s, first look %s, "
                           "fired %s, slow %s, notes %s"
                           % ({s: len(v) for s, v in doc["runs"].items()}, doc["confidence"],
@@ -177,6 +179,21 @@ def case_max_runs(args, tmp):
             not any("decided at its first look, at 97.5% confidence" in n for n in doc["notes"]):
         raise CheckFailed("a first look that decides: exit %d, runs %s, notes %s\n%s"
                           % (p.returncode, bench_order(p.stderr), doc["notes"], p.stderr))
+    # the same build a side: 2 runs of diffwork's noise (2-30%) leave some
+    # function's interval reaching +20%, so the pass does not clear it and
+    # bench goes on to 3; should the runs happen to clear every function,
+    # there is nothing to record, and the pass must then clear them all
+    out4 = os.path.join(tmp, "out4")
+    p = run([st, "bench", "--base", base, "--head", base, "-n", "2", "--max-runs", "3",
+             "-o", out4, "--fail-on=self>20%", "--confidence=99.9%"])
+    doc = json.load(open(os.path.join(out4, "diff.json")))
+    went_on = "bench: a pass that does not clear every function after 2 runs a side" in p.stderr
+    uncleared = doc["rules"][0]["uncleared"]
+    if p.returncode != 0 or len(doc["runs"]["base"]) != (3 if went_on else 2) or \
+            (not went_on and (uncleared or doc["verdict"] != "pass")):
+        raise CheckFailed("an A/A pass at 2 runs: exit %d, went on %s, runs %d, verdict %s, "
+                          "uncleared %s\n%s" % (p.returncode, went_on, len(doc["runs"]["base"]),
+                                                doc["verdict"], uncleared, p.stderr))
     one_error_line(run([st, "bench", "--base", base, "--head", head, "-n", "3", "--max-runs",
                         "2", "-o", os.path.join(tmp, "out3")]),
                    "--max-runs below -n", "--max-runs 2 is fewer than --runs 3")

@@ -216,9 +216,12 @@ static int record_all(struct job *j)
 	return rc ? rc : record_rounds(j, j->a->runs);
 }
 
-/* --max-runs: the first look.  Undecided, and more runs could decide it
- * (by the noise of these, or because one run a side cannot be tested):
- * rounds up to the runs it estimates would, at most --max-runs a side. */
+/* --max-runs: the first look.  Undecided, or a pass that does not clear
+ * every function (its runs too noisy to rule out a change past a
+ * threshold), and more runs could decide it (by the noise of these, or
+ * because one run a side cannot be tested): rounds up to the runs it
+ * estimates would, at most --max-runs a side.  A rule that fired ends it:
+ * the job fails whatever more runs would say of the others. */
 static int look_first(struct job *j, const struct diff_compare *cmp)
 {
 	const char *const *calls = j->calls[0] ? (const char *const *)j->calls : NULL;
@@ -227,8 +230,10 @@ static int look_first(struct job *j, const struct diff_compare *cmp)
 	uint32_t to;
 	int v = diff_compare__judge(cmp, j->paths, n, calls, &need);
 
-	if (v != DIFF_INCONCLUSIVE)
-		return v < 0 ? -1 : 0;
+	if (v < 0)
+		return -1;
+	if (v == DIFF_FAIL || (v == DIFF_PASS && !need))
+		return 0;
 	if (!need && j->nruns >= 2) {
 		fprintf(stderr,
 			"bench: inconclusive after %u runs a side, and more runs would "
@@ -239,8 +244,9 @@ static int look_first(struct job *j, const struct diff_compare *cmp)
 	to = need && need < j->most ? need : j->most;
 	if (to <= j->nruns)
 		return 0;
-	fprintf(stderr, "bench: inconclusive after %u run%s a side; %s: %u a side\n", j->nruns,
-		j->nruns == 1 ? "" : "s",
+	fprintf(stderr, "bench: %s after %u run%s a side; %s: %u a side\n",
+		v == DIFF_PASS ? "a pass that does not clear every function" : "inconclusive",
+		j->nruns, j->nruns == 1 ? "" : "s",
 		need ? "more runs could decide" : "a test needs two runs a side", to);
 	return record_rounds(j, to);
 }

@@ -27,9 +27,10 @@ struct bench_opts {
 	const char *bmf;
 	const char *budget; /* "off", or what record --budget takes ("5%") */
 	uint32_t runs, warmup;
-	/* more than runs: when the runs leave the verdict inconclusive and
-	 * more could decide it, record up to this many a side and look again
-	 * (each look at half the error rate); else runs */
+	/* more than runs: when the runs leave the verdict inconclusive, or
+	 * pass without clearing every function, and more could decide it,
+	 * record up to this many a side and look again (each look at half the
+	 * error rate); else runs */
 	uint32_t max_runs;
 	const char *const *record_opts; /* for every recording, as record spells them */
 	size_t nrecord_opts;

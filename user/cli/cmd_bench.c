@@ -31,8 +31,9 @@ static const struct cli_option options[] = {
 	CLI_UINT('n', "runs", S, runs, "N", "5", 1, 99,
 		 "record each command N times, interleaved: base, head, head, base, ..."),
 	CLI_UINT(0, "max-runs", S, max_runs, "N", "--runs", 1, 99,
-		 "when the runs leave the verdict inconclusive and more could decide it, record "
-		 "more rounds, up to N a side, and look again; each of the two looks judges at "
+		 "when the runs leave the verdict inconclusive, or pass without clearing every "
+		 "function, and more could decide it, record more rounds, up to N a side, and "
+		 "look again; each of the two looks judges at "
 		 "half the error rate --confidence allows, so that looking twice adds no false "
 		 "alarms"),
 	CLI_UINT(0, "warmup", S, warmup, "N", "1", 0, 10,

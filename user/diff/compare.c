@@ -91,6 +91,20 @@ static int run(const struct diff_compare *c, struct diff *d, char **const paths[
 	return (int)diff__summary(d)->verdict;
 }
 
+/* The runs per side that would decide what the comparison left open: the
+ * inconclusive rules, and the functions a pass does not clear (0: none,
+ * or more than 99). */
+static unsigned runs_to_decide(const struct diff *d)
+{
+	const struct diff_summary *s = diff__summary(d);
+	unsigned need = s->verdict == DIFF_INCONCLUSIVE ? s->runs_needed : 0;
+
+	for (size_t k = 0; k < diff__opts(d)->nrules; k++)
+		if (s->uncleared[k].functions && s->uncleared[k].runs_to_see > need)
+			need = s->uncleared[k].runs_to_see;
+	return need;
+}
+
 static int compare(const struct diff_compare *c, char **const paths[2], const size_t npaths[2],
 		   const char *const *calls, const struct diff_output *outs, size_t nouts,
 		   unsigned *runs_needed)
@@ -104,7 +118,7 @@ static int compare(const struct diff_compare *c, char **const paths[2], const si
 		fputs("sledtrace: out of memory\n", stderr);
 	rc = d ? run(c, d, paths, npaths, calls, outs, nouts, runs_needed != NULL) : -1;
 	if (rc >= 0 && runs_needed)
-		*runs_needed = diff__summary(d)->runs_needed;
+		*runs_needed = runs_to_decide(d);
 	diff__free(d);
 	return rc;
 }

@@ -40,9 +40,10 @@ int diff_compare__run(const struct diff_compare *c, char **const paths[2], const
 		      const char *const *calls, const struct diff_output *outs, size_t nouts);
 
 /* The verdict alone, as diff_compare__run would give it, with nothing
- * printed (not even to stderr), and *runs_needed: the runs per side that
- * would decide the rules it left undecided (0: unknown, or more than 99).
- * bench --max-runs looks so before it records more. */
+ * printed but errors, and *runs_needed: the runs per side that would
+ * decide what it left open, the rules it could not decide and the
+ * functions a pass does not clear (0: nothing open, unknown, or more than
+ * 99).  bench --max-runs looks so before it records more. */
 int diff_compare__judge(const struct diff_compare *c, char **const paths[2], const size_t npaths[2],
 			const char *const *calls, unsigned *runs_needed);
 

@@ -201,8 +201,9 @@ static void note_looks(const struct diff *d, void (*fn)(void *, const char *), v
 		return;
 	if (n > o->first_look_runs)
 		snprintf(buf, sizeof(buf),
-			 "bench --max-runs looked twice: %u run%s a side could not decide, so it "
-			 "recorded %zu; each look judged at %g%% confidence, half the error rate "
+			 "bench --max-runs looked twice: %u run%s a side could not decide (or a "
+			 "pass could not clear every function), so it recorded %zu; each look "
+			 "judged at %g%% confidence, half the error rate "
 			 "asked for, so that the second look adds no false alarms",
 			 o->first_look_runs, o->first_look_runs == 1 ? "" : "s", n, conf);
 	else if (diff__summary(d)->verdict == DIFF_INCONCLUSIVE)
